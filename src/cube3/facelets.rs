@@ -1,0 +1,56 @@
+//! Facelet strings: the 54-character URFDLB text form of a cube.
+//!
+//! Stickers are listed U1..U9, R1..R9, F1..F9, D1..D9, L1..L9, B1..B9; each
+//! letter names the face whose centre carries that colour (see the module
+//! [`super::geometry`] for the reading order of each face). Parsing checks,
+//! in order: length, letters, colour counts, distinct centres, then the
+//! piece rules of [`super::cubies`]. A string whose centres carry six
+//! distinct letters in another arrangement is read by renaming each colour
+//! after the face its centre sits on.
+
+use super::cubies::{Cubies, FaceletError};
+use super::geometry::{FACE_LETTERS, FACES, STICKERS};
+use super::state::Cube3;
+
+fn face_index(ch: char) -> Option<u8> {
+    FACE_LETTERS.iter().position(|&f| f == ch).map(|i| i as u8)
+}
+
+/// Parses and validates a facelet string.
+pub fn parse(text: &str) -> Result<Cube3, FaceletError> {
+    let text = text.trim();
+    let len = text.chars().count();
+    if len != STICKERS {
+        return Err(FaceletError::WrongLength { len });
+    }
+    let mut colours = [0u8; STICKERS];
+    for (i, ch) in text.chars().enumerate() {
+        colours[i] = face_index(ch).ok_or(FaceletError::NotAFace { ch, position: i + 1 })?;
+    }
+    let mut counts = [0usize; FACES];
+    for &c in &colours {
+        counts[c as usize] += 1;
+    }
+    if let Some(c) = (0..FACES).find(|&c| counts[c] != 9) {
+        return Err(FaceletError::ColourCount { colour: FACE_LETTERS[c], count: counts[c] });
+    }
+    let centres: [u8; FACES] = std::array::from_fn(|face| colours[face * 9 + 4]);
+    let mut rename = [u8::MAX; FACES];
+    for (face, &c) in centres.iter().enumerate() {
+        if rename[c as usize] != u8::MAX {
+            return Err(FaceletError::Centres { centres: centres.iter().map(|&c| FACE_LETTERS[c as usize]).collect() });
+        }
+        rename[c as usize] = face as u8;
+    }
+    for c in &mut colours {
+        *c = rename[*c as usize];
+    }
+    let cubies = Cubies::from_stickers(&colours)?;
+    Ok(Cube3::from_cubies(&cubies))
+}
+
+/// The 54-character facelet string of `cube`.
+#[must_use]
+pub fn format(cube: &Cube3) -> String {
+    cube.stickers().iter().map(|&c| FACE_LETTERS[c as usize]).collect()
+}

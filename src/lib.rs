@@ -1,0 +1,12 @@
+//! cube-oracle: learned search heuristics for permutation puzzles.
+//!
+//! The crate is layered: exact puzzle models ([`cube3`], [`sliding`]) behind
+//! one [`puzzle::Puzzle`] trait, a seeded [`scramble`] generator that makes
+//! the self-supervised training data, and (in later layers) search and
+//! learning code. Puzzle and search modules never depend on the neural
+//! network stack; see `ARCHITECTURE.md`.
+
+pub mod cube3;
+pub mod puzzle;
+pub mod scramble;
+pub mod sliding;
