@@ -6,7 +6,17 @@
 //! learning code. Puzzle and search modules never depend on the neural
 //! network stack; see `ARCHITECTURE.md`.
 
+pub mod backend;
+pub mod config;
+pub mod csvlog;
 pub mod cube3;
+pub mod data;
+pub mod information;
+pub mod model;
+pub mod plot;
 pub mod puzzle;
+pub mod rundir;
 pub mod scramble;
 pub mod sliding;
+pub mod statistics;
+pub mod train;

@@ -1,0 +1,53 @@
+//! Choosing the compute device from the config.
+//!
+//! `cpu` is burn's `flex` backend (pure Rust, AVX-512 GEMM kernels chosen at
+//! run time through the `x86-v4` feature) and is always built. `gpu` needs
+//! a binary built with `--features gpu`, which adds burn's `vulkan` backend
+//! (wgpu over Vulkan; it needs no LLVM or CUDA toolkit at build time, only
+//! the GPU driver's Vulkan loader at run time).
+
+use crate::config::DeviceKind;
+use anyhow::Result;
+use burn::tensor::Device;
+
+/// The device for `kind`, or an error explaining how to get it.
+pub fn device(kind: DeviceKind) -> Result<Device> {
+    match kind {
+        DeviceKind::Cpu => Ok(Device::flex()),
+        DeviceKind::Gpu => gpu(),
+    }
+}
+
+#[cfg(feature = "gpu")]
+fn gpu() -> Result<Device> {
+    Ok(Device::vulkan(Default::default()))
+}
+
+#[cfg(not(feature = "gpu"))]
+fn gpu() -> Result<Device> {
+    anyhow::bail!(
+        "`backend.device` (\"gpu\") needs a binary built with `--features gpu`; this build has the CPU backend only"
+    )
+}
+
+/// A one-line description of the device for logs and `meta.json`.
+#[must_use]
+pub fn describe(kind: DeviceKind) -> String {
+    match kind {
+        DeviceKind::Cpu => format!("cpu: burn flex (x86-v4 kernels), {}", cpu_model()),
+        DeviceKind::Gpu => "gpu: burn vulkan (wgpu), device 0".to_string(),
+    }
+}
+
+/// The CPU model name and logical core count, from `/proc/cpuinfo`.
+#[must_use]
+pub fn cpu_model() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let name = info
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split(':').nth(1))
+        .map_or("unknown CPU".to_string(), |s| s.trim().to_string());
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    format!("{name}, {cores} logical cores")
+}

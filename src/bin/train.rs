@@ -1,0 +1,60 @@
+//! `train --config configs/<name>.toml`: train a policy oracle.
+//!
+//! Thin entry point: parse arguments, load the config, dispatch to
+//! `cube_oracle::train::run`. Errors are printed with their causes and give
+//! exit status 1; an interrupted (Ctrl-C) run exits with 130 after writing a
+//! checkpoint.
+
+use clap::Parser;
+use cube_oracle::config::TrainConfig;
+use cube_oracle::rundir::Existing;
+use cube_oracle::train::{self, TrainOptions};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(name = "train", version, about = "Train a self-supervised policy oracle (see configs/)")]
+struct Args {
+    /// TOML config file.
+    #[arg(long)]
+    config: PathBuf,
+    /// Continue the existing run directory from its latest checkpoint.
+    #[arg(long, conflicts_with = "overwrite")]
+    resume: bool,
+    /// Delete an existing run directory of the same name and start afresh.
+    #[arg(long)]
+    overwrite: bool,
+    /// Stop after this many steps in this invocation (the run stays resumable).
+    #[arg(long, value_name = "N")]
+    max_steps: Option<u64>,
+    /// Never draw a progress bar.
+    #[arg(long)]
+    no_progress: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let result = TrainConfig::load(&args.config).map_err(anyhow::Error::from).and_then(|cfg| {
+        let existing = match (args.resume, args.overwrite) {
+            (true, _) => Existing::Resume,
+            (_, true) => Existing::Overwrite,
+            _ => Existing::Refuse,
+        };
+        let opts = TrainOptions {
+            existing,
+            command_line: std::env::args().collect::<Vec<_>>().join(" "),
+            progress: !args.no_progress && std::io::stderr().is_terminal(),
+            max_steps_this_leg: args.max_steps,
+        };
+        train::run(&cfg, &opts)
+    });
+    match result {
+        Ok(o) if o.stopped_early && args.max_steps.is_none() => ExitCode::from(130),
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,472 @@
+//! Typed training configuration, read from TOML and validated.
+//!
+//! Every section rejects unknown keys (`deny_unknown_fields`), so a typo is
+//! an error rather than a silently ignored setting. Scientific knobs (model
+//! shape, data, optimiser, schedule, run length) have no defaults and must
+//! be written in the file; only plumbing knobs (log/checkpoint cadence,
+//! threads, evaluation-set size, output folder) have defaults. After
+//! parsing, [`TrainConfig::validate`] checks ranges and cross-field rules;
+//! each [`ConfigError`] names the key and the offending value.
+
+use crate::cube3::Metric;
+use crate::scramble::WalkLength;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// A configuration that could not be loaded or is invalid.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        /// The path given.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The TOML is malformed, has an unknown key, a wrong type or a missing key.
+    #[error("invalid config {path}: {message}")]
+    Parse {
+        /// The path given.
+        path: PathBuf,
+        /// The parser's message (names the key and position).
+        message: String,
+    },
+    /// A value is out of range or inconsistent with another.
+    #[error("`{key}` ({value}) {rule}")]
+    Invalid {
+        /// Dotted key, e.g. `data.scramble_len`.
+        key: &'static str,
+        /// The offending value as written.
+        value: String,
+        /// The rule it breaks, e.g. "must be >= 1".
+        rule: String,
+    },
+}
+
+fn invalid(key: &'static str, value: impl ToString, rule: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid { key, value: value.to_string(), rule: rule.into() }
+}
+
+/// The whole training configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainConfig {
+    /// Run identity and output location.
+    pub run: RunSection,
+    /// Which puzzle to learn.
+    pub puzzle: PuzzleSection,
+    /// Training data generation.
+    pub data: DataSection,
+    /// Network shape.
+    pub model: ModelSection,
+    /// Optimiser and learning-rate schedule.
+    pub optim: OptimSection,
+    /// Run length and cadences.
+    pub train: TrainSection,
+    /// Compute backend.
+    pub backend: BackendSection,
+}
+
+/// `[run]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSection {
+    /// Run name: the output folder is `<out_dir>/<name>`.
+    pub name: String,
+    /// Seed for initialisation, training data and the held-out set.
+    pub seed: u64,
+    /// Parent folder of run directories (default `runs`).
+    #[serde(default = "default_out_dir")]
+    pub out_dir: PathBuf,
+}
+
+fn default_out_dir() -> PathBuf {
+    PathBuf::from("runs")
+}
+
+/// Puzzle kinds that can be trained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PuzzleKind {
+    /// The 3×3×3 cube.
+    Cube3,
+}
+
+/// Metric names in configs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MetricName {
+    /// Quarter-turn metric, 12 moves.
+    Qtm,
+    /// Half-turn metric, 18 moves.
+    Htm,
+}
+
+impl From<MetricName> for Metric {
+    fn from(m: MetricName) -> Metric {
+        match m {
+            MetricName::Qtm => Metric::Qtm,
+            MetricName::Htm => Metric::Htm,
+        }
+    }
+}
+
+/// `[puzzle]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PuzzleSection {
+    /// Puzzle kind (`cube3`).
+    pub kind: PuzzleKind,
+    /// Move metric (`qtm` or `htm`).
+    pub metric: MetricName,
+}
+
+/// A scramble length: an integer, or `{ min = a, max = b }`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum LengthSpec {
+    /// Every walk has this length.
+    Fixed(u64),
+    /// Uniform over `min..=max`.
+    Range {
+        /// Shortest walk.
+        min: u64,
+        /// Longest walk.
+        max: u64,
+    },
+}
+
+impl LengthSpec {
+    /// The longest walk.
+    #[must_use]
+    pub fn max(self) -> usize {
+        match self {
+            LengthSpec::Fixed(n) => n as usize,
+            LengthSpec::Range { max, .. } => max as usize,
+        }
+    }
+
+    /// As the scramble generator's type.
+    #[must_use]
+    pub fn walk_length(self) -> WalkLength {
+        match self {
+            LengthSpec::Fixed(n) => WalkLength::Fixed(n as usize),
+            LengthSpec::Range { min, max } => WalkLength::Range { min: min as usize, max: max as usize },
+        }
+    }
+}
+
+impl std::fmt::Display for LengthSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LengthSpec::Fixed(n) => write!(f, "{n}"),
+            LengthSpec::Range { min, max } => write!(f, "{{ min = {min}, max = {max} }}"),
+        }
+    }
+}
+
+/// `[data]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DataSection {
+    /// Walk length: fixed (`26`) or a range (`{ min = 1, max = 26 }`).
+    pub scramble_len: LengthSpec,
+    /// Samples (walk prefixes) per training step: the batch size.
+    pub states_per_step: usize,
+    /// Whether redundant move sequences are pruned from the walks.
+    pub prune: bool,
+}
+
+/// Input encodings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Encoding {
+    /// 54 stickers × 6 colours, one-hot: 324 inputs.
+    OneHot,
+}
+
+/// Normalisation after each hidden layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Norm {
+    /// Batch normalisation (Linear → ReLU → BatchNorm, as EfficientCube).
+    Batch,
+    /// None (Linear → ReLU).
+    None,
+}
+
+/// `[model]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSection {
+    /// Input encoding (`one-hot`).
+    pub encoding: Encoding,
+    /// Widths of the plain hidden layers, in order (at least one).
+    pub hidden: Vec<usize>,
+    /// Residual blocks of width `hidden.last()`, each two layers.
+    pub residual_blocks: usize,
+    /// Normalisation (`batch` or `none`).
+    pub norm: Norm,
+}
+
+/// Optimisers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OptimizerKind {
+    /// Adam (L2 weight decay added to the gradient).
+    Adam,
+    /// AdamW (decoupled weight decay).
+    Adamw,
+}
+
+/// Learning-rate schedules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Schedule {
+    /// `lr` throughout.
+    Constant,
+    /// Linear warm-up from 0 over `warmup_steps`, then cosine decay to `min_lr`.
+    WarmupCosine,
+}
+
+/// `[optim]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptimSection {
+    /// Optimiser (`adam` or `adamw`).
+    pub optimizer: OptimizerKind,
+    /// Peak learning rate.
+    pub lr: f64,
+    /// Schedule (`constant` or `warmup-cosine`).
+    pub schedule: Schedule,
+    /// Warm-up steps (required by `warmup-cosine`, refused otherwise).
+    #[serde(default)]
+    pub warmup_steps: Option<u64>,
+    /// Final learning rate of `warmup-cosine` (required by it).
+    #[serde(default)]
+    pub min_lr: Option<f64>,
+    /// Weight decay (0 for none).
+    pub weight_decay: f64,
+    /// Gradient-norm clip (0 for none).
+    pub grad_clip: f64,
+}
+
+/// `[train]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainSection {
+    /// Total optimisation steps (give exactly one of `steps` and `samples`).
+    #[serde(default)]
+    pub steps: Option<u64>,
+    /// Total training samples; rounded up to whole steps.
+    #[serde(default)]
+    pub samples: Option<u64>,
+    /// Evaluate on the held-out set every this many steps.
+    pub eval_every: u64,
+    /// Write a checkpoint every this many steps.
+    pub checkpoint_every: u64,
+    /// Append to `metrics.csv` every this many steps (default 10).
+    #[serde(default = "default_log_every")]
+    pub log_every: u64,
+    /// Walks in the held-out evaluation set (default 200; each contributes
+    /// one state per depth).
+    #[serde(default = "default_eval_walks")]
+    pub eval_walks: usize,
+    /// Compute threads (default: all cores).
+    #[serde(default)]
+    pub threads: Option<usize>,
+    /// Background data-generation threads (default 1).
+    #[serde(default = "default_data_workers")]
+    pub data_workers: usize,
+}
+
+fn default_log_every() -> u64 {
+    10
+}
+fn default_eval_walks() -> usize {
+    200
+}
+fn default_data_workers() -> usize {
+    1
+}
+
+/// Compute devices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceKind {
+    /// burn's `flex` CPU backend (default build).
+    Cpu,
+    /// NVIDIA GPU (needs a build with `--features gpu`).
+    Gpu,
+}
+
+/// `[backend]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackendSection {
+    /// `cpu` or `gpu`.
+    pub device: DeviceKind,
+}
+
+impl TrainConfig {
+    /// Reads, parses and validates a config file.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses and validates config text (`path` is used in messages only).
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        let cfg: TrainConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// The resolved config as TOML (every default written out).
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).expect("a TrainConfig always serialises")
+    }
+
+    /// Checks ranges and cross-field rules.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let name = &self.run.name;
+        if name.is_empty()
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+            || name.starts_with('.')
+        {
+            return Err(invalid(
+                "run.name",
+                format!("{name:?}"),
+                "must be a non-empty folder name of letters, digits, '-', '_' and '.'",
+            ));
+        }
+        match self.data.scramble_len {
+            LengthSpec::Fixed(0) => return Err(invalid("data.scramble_len", 0, "must be >= 1")),
+            LengthSpec::Range { min, max } if min == 0 || min > max => {
+                return Err(invalid("data.scramble_len", self.data.scramble_len, "must satisfy 1 <= min <= max"));
+            }
+            _ => {}
+        }
+        if self.data.scramble_len.max() > 1000 {
+            return Err(invalid("data.scramble_len", self.data.scramble_len, "must be <= 1000"));
+        }
+        if self.data.states_per_step == 0 || self.data.states_per_step > 1 << 20 {
+            return Err(invalid("data.states_per_step", self.data.states_per_step, "must be in 1..=1048576"));
+        }
+        if self.model.hidden.is_empty() {
+            return Err(invalid("model.hidden", "[]", "must list at least one hidden width"));
+        }
+        if let Some(w) = self.model.hidden.iter().find(|&&w| w == 0 || w > 65536) {
+            return Err(invalid("model.hidden", w, "every width must be in 1..=65536"));
+        }
+        if self.model.residual_blocks > 64 {
+            return Err(invalid("model.residual_blocks", self.model.residual_blocks, "must be <= 64"));
+        }
+        let o = &self.optim;
+        if !(o.lr.is_finite() && o.lr > 0.0 && o.lr <= 10.0) {
+            return Err(invalid("optim.lr", o.lr, "must be in (0, 10]"));
+        }
+        if !(o.weight_decay.is_finite() && o.weight_decay >= 0.0) {
+            return Err(invalid("optim.weight_decay", o.weight_decay, "must be >= 0"));
+        }
+        if !(o.grad_clip.is_finite() && o.grad_clip >= 0.0) {
+            return Err(invalid("optim.grad_clip", o.grad_clip, "must be >= 0 (0 disables clipping)"));
+        }
+        match o.schedule {
+            Schedule::Constant => {
+                if let Some(w) = o.warmup_steps {
+                    return Err(invalid("optim.warmup_steps", w, "is only used by schedule = \"warmup-cosine\""));
+                }
+                if let Some(m) = o.min_lr {
+                    return Err(invalid("optim.min_lr", m, "is only used by schedule = \"warmup-cosine\""));
+                }
+            }
+            Schedule::WarmupCosine => {
+                let Some(_) = o.warmup_steps else {
+                    return Err(invalid(
+                        "optim.warmup_steps",
+                        "missing",
+                        "is required by schedule = \"warmup-cosine\"",
+                    ));
+                };
+                match o.min_lr {
+                    None => {
+                        return Err(invalid("optim.min_lr", "missing", "is required by schedule = \"warmup-cosine\""));
+                    }
+                    Some(m) if !(m.is_finite() && m >= 0.0 && m <= o.lr) => {
+                        return Err(invalid("optim.min_lr", m, format!("must be in [0, optim.lr = {}]", o.lr)));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let t = &self.train;
+        let steps = match (t.steps, t.samples) {
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    "train.samples",
+                    t.samples.unwrap_or(0),
+                    "give either train.steps or train.samples, not both",
+                ));
+            }
+            (None, None) => return Err(invalid("train.steps", "missing", "give train.steps or train.samples")),
+            (Some(0), None) => return Err(invalid("train.steps", 0, "must be >= 1")),
+            (None, Some(0)) => return Err(invalid("train.samples", 0, "must be >= 1")),
+            _ => self.total_steps(),
+        };
+        if let (Schedule::WarmupCosine, Some(w)) = (o.schedule, o.warmup_steps)
+            && w >= steps
+        {
+            return Err(invalid("optim.warmup_steps", w, format!("must be below the total steps ({steps})")));
+        }
+        if t.eval_every == 0 {
+            return Err(invalid("train.eval_every", 0, "must be >= 1"));
+        }
+        if t.checkpoint_every == 0 {
+            return Err(invalid("train.checkpoint_every", 0, "must be >= 1"));
+        }
+        if t.log_every == 0 {
+            return Err(invalid("train.log_every", 0, "must be >= 1"));
+        }
+        if t.eval_walks == 0 || t.eval_walks > 100_000 {
+            return Err(invalid("train.eval_walks", t.eval_walks, "must be in 1..=100000"));
+        }
+        if let Some(n) = t.threads
+            && (n == 0 || n > 1024)
+        {
+            return Err(invalid("train.threads", n, "must be in 1..=1024"));
+        }
+        if t.data_workers == 0 || t.data_workers > 64 {
+            return Err(invalid("train.data_workers", t.data_workers, "must be in 1..=64"));
+        }
+        Ok(())
+    }
+
+    /// Total optimisation steps (from `steps`, or `samples` rounded up).
+    #[must_use]
+    pub fn total_steps(&self) -> u64 {
+        match (self.train.steps, self.train.samples) {
+            (Some(s), _) => s,
+            (None, Some(n)) => n.div_ceil(self.data.states_per_step as u64),
+            (None, None) => 0,
+        }
+    }
+
+    /// The move metric.
+    #[must_use]
+    pub fn metric(&self) -> Metric {
+        self.puzzle.metric.into()
+    }
+
+    /// The run directory, `<out_dir>/<name>`.
+    #[must_use]
+    pub fn run_dir(&self) -> PathBuf {
+        self.run.out_dir.join(&self.run.name)
+    }
+}

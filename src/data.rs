@@ -1,0 +1,170 @@
+//! Training batches: encoded reverse-random-walk samples, made in
+//! background threads.
+//!
+//! Batch `i` of a run is a pure function of `(seed, i)`: it is filled with
+//! the prefixes of consecutive walks drawn from scramble stream `i`, the
+//! last walk cut short when the batch is full. So the data depend neither on
+//! the number of worker threads nor on where a run was resumed: a resumed
+//! run asks for batch `step` and gets exactly what the uninterrupted run
+//! got. Worker `w` of `W` makes batches `start + w, start + w + W, …` and
+//! hands them over through a bounded channel; the consumer takes them round
+//! robin, so they arrive in order while the next ones are being made.
+
+use crate::puzzle::Puzzle;
+use crate::scramble::{ScrambleError, Scrambler, WalkLength};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::JoinHandle;
+
+/// Stream ids at or above this are reserved for held-out sets.
+pub const HELD_OUT_STREAM_BASE: u64 = 1 << 62;
+
+/// What a batch is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchSpec {
+    /// Walk length.
+    pub length: WalkLength,
+    /// Whether redundant sequences are pruned.
+    pub prune: bool,
+    /// Samples per batch.
+    pub size: usize,
+    /// Run seed.
+    pub seed: u64,
+}
+
+/// One batch of samples, row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Batch {
+    /// Batch index (the training step it is for).
+    pub index: u64,
+    /// `size × encoded_len` encoded states.
+    pub inputs: Vec<f32>,
+    /// The move that produced each state (the target class).
+    pub labels: Vec<i64>,
+    /// Depth of each state in its walk (1-based).
+    pub depths: Vec<u16>,
+}
+
+impl Batch {
+    /// Number of samples.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Whether the batch is empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+}
+
+/// Calls `f(state, last_move, depth)` for each of the `spec.size` samples of
+/// batch `index`, in order.
+pub fn for_each_sample<P: Puzzle>(
+    puzzle: &P,
+    spec: &BatchSpec,
+    index: u64,
+    mut f: impl FnMut(&P::State, u8, usize),
+) -> Result<(), ScrambleError> {
+    let mut s = Scrambler::new(puzzle.clone(), spec.length, spec.prune, spec.seed, index)?;
+    let mut n = 0;
+    while n < spec.size {
+        for step in s.walk() {
+            f(&step.state, step.last_move, step.depth);
+            n += 1;
+            if n == spec.size {
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Makes batch `index` (encoded) in the calling thread.
+pub fn make_batch<P: Puzzle>(puzzle: &P, spec: &BatchSpec, index: u64) -> Result<Batch, ScrambleError> {
+    let width = puzzle.encoded_len();
+    let mut inputs = vec![0.0f32; spec.size * width];
+    let mut labels = Vec::with_capacity(spec.size);
+    let mut depths = Vec::with_capacity(spec.size);
+    for_each_sample(puzzle, spec, index, |state, m, depth| {
+        let row = labels.len();
+        puzzle.encode(state, &mut inputs[row * width..(row + 1) * width]);
+        labels.push(i64::from(m));
+        depths.push(depth.min(u16::MAX as usize) as u16);
+    })?;
+    Ok(Batch { index, inputs, labels, depths })
+}
+
+/// A held-out set: `walks` walks of the longest length, every prefix kept,
+/// from streams no training batch uses. Each depth `1..=max_len` has
+/// exactly `walks` samples.
+pub fn held_out<P: Puzzle>(puzzle: &P, spec: &BatchSpec, walks: usize, max_len: usize) -> Result<Batch, ScrambleError> {
+    let fixed = BatchSpec { length: WalkLength::Fixed(max_len), size: walks * max_len, ..*spec };
+    let mut b = make_batch(puzzle, &fixed, HELD_OUT_STREAM_BASE)?;
+    b.index = HELD_OUT_STREAM_BASE;
+    Ok(b)
+}
+
+/// Batches `start, start + 1, …` made by background workers.
+pub struct BatchStream {
+    receivers: Vec<Receiver<Batch>>,
+    workers: Vec<JoinHandle<()>>,
+    next: u64,
+    start: u64,
+}
+
+impl BatchStream {
+    /// Starts `workers` threads producing batches from index `start` on.
+    pub fn start<P: Puzzle + 'static>(
+        puzzle: P,
+        spec: BatchSpec,
+        start: u64,
+        workers: usize,
+    ) -> Result<Self, ScrambleError> {
+        // Fail now, in the caller, on a bad spec.
+        Scrambler::new(puzzle.clone(), spec.length, spec.prune, spec.seed, 0)?;
+        let workers = workers.max(1);
+        let mut receivers = Vec::with_capacity(workers);
+        let mut handles = Vec::with_capacity(workers);
+        for w in 0..workers {
+            let (tx, rx): (SyncSender<Batch>, Receiver<Batch>) = sync_channel(2);
+            let puzzle = puzzle.clone();
+            let handle = std::thread::Builder::new()
+                .name(format!("batches-{w}"))
+                .spawn(move || {
+                    let mut index = start + w as u64;
+                    loop {
+                        let Ok(batch) = make_batch(&puzzle, &spec, index) else { return };
+                        if tx.send(batch).is_err() {
+                            return; // the consumer is gone
+                        }
+                        index += workers as u64;
+                    }
+                })
+                .expect("spawning a data thread");
+            receivers.push(rx);
+            handles.push(handle);
+        }
+        Ok(Self { receivers, workers: handles, next: start, start })
+    }
+
+    /// The next batch, in index order.
+    pub fn next_batch(&mut self) -> Batch {
+        let w = ((self.next - self.start) % self.receivers.len() as u64) as usize;
+        let batch = self.receivers[w].recv().expect("data worker stopped");
+        debug_assert_eq!(batch.index, self.next);
+        self.next += 1;
+        batch
+    }
+}
+
+impl Drop for BatchStream {
+    fn drop(&mut self) {
+        // Dropping the receivers makes every blocked `send` fail, so the
+        // workers return.
+        self.receivers.clear();
+        for h in self.workers.drain(..) {
+            let _ = h.join();
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Run directories and safe file writing.
+//!
+//! A run owns `runs/<name>/`. Creating a run refuses an existing directory
+//! unless the caller asked to resume it or to overwrite it; overwriting
+//! first moves the old directory aside and only deletes it once the new one
+//! exists, so a crash never leaves neither. Files that must never be seen
+//! half-written (configs, checkpoints, summaries) go through
+//! [`write_atomic`]: a temporary file in the same folder, flushed to disk,
+//! then renamed over the target.
+
+use anyhow::{Context, Result, bail};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// What to do when the run directory already exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Existing {
+    /// Refuse (the default).
+    Refuse,
+    /// Continue the run from its latest checkpoint.
+    Resume,
+    /// Delete the old run and start afresh.
+    Overwrite,
+}
+
+/// Prepares `dir` for a run. Returns `true` when an existing run is resumed.
+pub fn prepare(dir: &Path, existing: Existing) -> Result<bool> {
+    let exists = dir.exists();
+    match (exists, existing) {
+        (false, Existing::Resume) => {
+            bail!("cannot resume: run directory {} does not exist", dir.display())
+        }
+        (false, _) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating run directory {}", dir.display()))?;
+            Ok(false)
+        }
+        (true, Existing::Refuse) => bail!(
+            "run directory {} already exists; pass --resume to continue it or --overwrite to replace it",
+            dir.display()
+        ),
+        (true, Existing::Resume) => Ok(true),
+        (true, Existing::Overwrite) => {
+            let aside = sibling(dir, ".overwritten");
+            if aside.exists() {
+                std::fs::remove_dir_all(&aside).with_context(|| format!("removing {}", aside.display()))?;
+            }
+            std::fs::rename(dir, &aside).with_context(|| format!("moving {} aside", dir.display()))?;
+            std::fs::create_dir_all(dir).with_context(|| format!("creating run directory {}", dir.display()))?;
+            std::fs::remove_dir_all(&aside).with_context(|| format!("removing the old run {}", aside.display()))?;
+            Ok(false)
+        }
+    }
+}
+
+fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(suffix);
+    path.with_file_name(name)
+}
+
+/// Writes `bytes` to `path` atomically: temporary file, fsync, rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    if let Some(parent) = path.parent()
+        && !parent.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    let tmp = sibling(path, &format!(".tmp{}", std::process::id()));
+    {
+        let mut f = std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+        f.write_all(bytes).with_context(|| format!("writing {}", tmp.display()))?;
+        f.sync_all().with_context(|| format!("syncing {}", tmp.display()))?;
+    }
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
+    Ok(())
+}
+
+/// The current git revision of the working directory (with `-dirty` when
+/// there are uncommitted changes), or `unknown` outside a git checkout.
+#[must_use]
+pub fn git_revision() -> String {
+    let run = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match run(&["rev-parse", "HEAD"]) {
+        Some(rev) if !rev.is_empty() => {
+            let dirty = run(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+            if dirty { format!("{rev}-dirty") } else { rev }
+        }
+        _ => "unknown".to_string(),
+    }
+}
+
+/// Versions of the key dependencies, as locked when this binary was built.
+#[must_use]
+pub fn dependency_versions() -> Vec<(&'static str, &'static str)> {
+    env!("CUBE_ORACLE_DEP_VERSIONS")
+        .split(',')
+        .filter_map(|kv| kv.split_once('='))
+        .chain(std::iter::once(("cube-oracle", env!("CARGO_PKG_VERSION"))))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prepare_refuses_resumes_and_overwrites() {
+        let root = std::env::temp_dir().join(format!("cube-oracle-rundir-{}", std::process::id()));
+        let dir = root.join("run");
+        let _ = std::fs::remove_dir_all(&root);
+        assert!(prepare(&dir, Existing::Resume).unwrap_err().to_string().contains("does not exist"));
+        assert!(!prepare(&dir, Existing::Refuse).unwrap());
+        write_atomic(&dir.join("keep.txt"), b"data").unwrap();
+        let err = prepare(&dir, Existing::Refuse).unwrap_err().to_string();
+        assert!(err.contains("already exists") && err.contains("--resume") && err.contains("--overwrite"));
+        assert_eq!(std::fs::read(dir.join("keep.txt")).unwrap(), b"data", "a refused run leaves the old data intact");
+        assert!(prepare(&dir, Existing::Resume).unwrap());
+        assert!(!prepare(&dir, Existing::Overwrite).unwrap());
+        assert!(!dir.join("keep.txt").exists());
+        assert!(std::fs::read_dir(&root).unwrap().count() == 1, "no leftover folders");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn dependency_versions_are_recorded() {
+        let v = dependency_versions();
+        assert!(v.iter().any(|(k, ver)| *k == "burn" && ver.starts_with("0.22")));
+    }
+}

@@ -1,0 +1,234 @@
+//! Checkpoint files: model, optimiser and loop state in one checksummed,
+//! atomically written file.
+//!
+//! Layout (little-endian): the 16-byte magic `CUBEORACLE-CKPT\0`, a `u32`
+//! format version, then four length-prefixed (`u64`) sections — the JSON
+//! [`LoopState`], the model's burnpack bytes, the optimiser's burnpack
+//! bytes, and the last evaluation snapshot as `f32`s — and finally a `u64`
+//! FNV-1a checksum of everything before it. A truncated, foreign or
+//! bit-flipped file is reported as such and never loaded. Files are named
+//! `step-<8 digits>.ckpt` in `checkpoints/`; the newest is the latest.
+
+use crate::rundir::write_atomic;
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8; 16] = b"CUBEORACLE-CKPT\0";
+const VERSION: u32 = 1;
+
+/// Where the training loop stood when the checkpoint was written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoopState {
+    /// Optimisation steps completed.
+    pub step: u64,
+    /// Training samples consumed.
+    pub samples: u64,
+    /// Training wall time so far, seconds (summed over legs).
+    pub elapsed_s: f64,
+    /// Index of the next training batch (the data RNG position: batch `i`
+    /// is drawn from stream `i` of the run seed).
+    pub next_batch: u64,
+    /// The run seed.
+    pub seed: u64,
+    /// Step of the evaluation snapshot stored alongside, if any.
+    pub snapshot_step: Option<u64>,
+    /// Training loss and accuracy accumulated since the last log row.
+    pub window: Window,
+}
+
+/// Sums over the steps since the last `metrics.csv` row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Window {
+    /// Sum of per-step mean losses.
+    pub loss_sum: f64,
+    /// Steps summed.
+    pub steps: u64,
+    /// Correctly ranked samples.
+    pub correct: u64,
+    /// Samples seen.
+    pub samples: u64,
+}
+
+impl Window {
+    /// Adds one step.
+    pub fn add(&mut self, loss: f64, correct: u64, samples: u64) {
+        self.loss_sum += loss;
+        self.steps += 1;
+        self.correct += correct;
+        self.samples += samples;
+    }
+
+    /// `(mean loss, accuracy)` of the window, which is then cleared.
+    pub fn take(&mut self) -> (f64, f64) {
+        let out = (self.loss_sum / self.steps.max(1) as f64, self.correct as f64 / self.samples.max(1) as f64);
+        *self = Self::default();
+        out
+    }
+}
+
+/// A decoded checkpoint.
+pub struct Checkpoint {
+    /// Loop state.
+    pub state: LoopState,
+    /// Model record bytes (burnpack).
+    pub model: Vec<u8>,
+    /// Optimiser record bytes (burnpack).
+    pub optimizer: Vec<u8>,
+    /// Predicted move distributions on the held-out set at `snapshot_step`.
+    pub snapshot: Vec<f32>,
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The file name of the checkpoint after `step` steps.
+#[must_use]
+pub fn file_name(step: u64) -> String {
+    format!("step-{step:08}.ckpt")
+}
+
+/// Writes a checkpoint atomically into `dir`, keeping the newest `keep`
+/// checkpoint files. Returns its path.
+pub fn save(dir: &Path, ck: &Checkpoint, keep: usize) -> Result<PathBuf> {
+    let header = serde_json::to_vec(&ck.state)?;
+    let snapshot: Vec<u8> = ck.snapshot.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let mut out = Vec::with_capacity(64 + header.len() + ck.model.len() + ck.optimizer.len() + snapshot.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    for section in [&header[..], &ck.model, &ck.optimizer, &snapshot] {
+        out.extend_from_slice(&(section.len() as u64).to_le_bytes());
+        out.extend_from_slice(section);
+    }
+    let sum = fnv1a(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    let path = dir.join(file_name(ck.state.step));
+    write_atomic(&path, &out)?;
+    let mut all = list(dir)?;
+    while all.len() > keep.max(1) {
+        let (_, old) = all.remove(0);
+        std::fs::remove_file(&old).with_context(|| format!("removing old checkpoint {}", old.display()))?;
+    }
+    Ok(path)
+}
+
+/// Checkpoints in `dir`, oldest first, as `(step, path)`.
+pub fn list(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
+    let mut v = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(v) };
+    for e in entries {
+        let path = e?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if let Some(step) =
+            name.strip_prefix("step-").and_then(|s| s.strip_suffix(".ckpt")).and_then(|s| s.parse().ok())
+        {
+            v.push((step, path));
+        }
+    }
+    v.sort();
+    Ok(v)
+}
+
+/// The newest checkpoint in `dir`.
+pub fn latest(dir: &Path) -> Result<PathBuf> {
+    list(dir)?.pop().map(|(_, p)| p).with_context(|| format!("no checkpoint (step-*.ckpt) found in {}", dir.display()))
+}
+
+/// Reads and verifies a checkpoint file.
+pub fn load(path: &Path) -> Result<Checkpoint> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read checkpoint {}", path.display()))?;
+    decode(&bytes).with_context(|| format!("checkpoint {} is unusable", path.display()))
+}
+
+fn decode(bytes: &[u8]) -> Result<Checkpoint> {
+    if bytes.len() < MAGIC.len() + 4 + 8 || &bytes[..MAGIC.len()] != MAGIC {
+        bail!("not a cube-oracle checkpoint (bad magic bytes)");
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 8);
+    let stored = u64::from_le_bytes(sum.try_into().expect("8 bytes"));
+    if fnv1a(body) != stored {
+        bail!("checksum mismatch: the file is corrupt or truncated");
+    }
+    let version = u32::from_le_bytes(body[16..20].try_into().expect("4 bytes"));
+    if version != VERSION {
+        bail!("checkpoint format version {version} is not supported (expected {VERSION})");
+    }
+    let mut rest = &body[20..];
+    let mut sections = Vec::with_capacity(4);
+    for name in ["state", "model", "optimizer", "snapshot"] {
+        if rest.len() < 8 {
+            bail!("truncated before the {name} section");
+        }
+        let len = u64::from_le_bytes(rest[..8].try_into().expect("8 bytes")) as usize;
+        rest = &rest[8..];
+        if rest.len() < len {
+            bail!("truncated inside the {name} section");
+        }
+        sections.push(rest[..len].to_vec());
+        rest = &rest[len..];
+    }
+    let state: LoopState = serde_json::from_slice(&sections[0]).context("the loop state is not valid JSON")?;
+    if sections[3].len() % 4 != 0 {
+        bail!("the snapshot section is not a whole number of f32 values");
+    }
+    let snapshot = sections[3].chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
+    let optimizer = sections.remove(2);
+    let model = sections.remove(1);
+    Ok(Checkpoint { state, model, optimizer, snapshot })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(step: u64) -> Checkpoint {
+        Checkpoint {
+            state: LoopState {
+                step,
+                samples: step * 10,
+                elapsed_s: 1.5,
+                next_batch: step,
+                seed: 7,
+                snapshot_step: Some(step),
+                window: Window { loss_sum: 2.0, steps: 1, correct: 3, samples: 4 },
+            },
+            model: vec![1, 2, 3],
+            optimizer: vec![4, 5],
+            snapshot: vec![0.25, 0.75],
+        }
+    }
+
+    #[test]
+    fn round_trip_keep_and_corruption() {
+        let dir = std::env::temp_dir().join(format!("cube-oracle-ckpt-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for s in [10, 20, 30] {
+            save(&dir, &sample(s), 2).unwrap();
+        }
+        let files = list(&dir).unwrap();
+        assert_eq!(files.iter().map(|f| f.0).collect::<Vec<_>>(), [20, 30]);
+        let path = latest(&dir).unwrap();
+        let ck = load(&path).unwrap();
+        assert_eq!(ck.state, sample(30).state);
+        assert_eq!((ck.model, ck.optimizer, ck.snapshot), (vec![1, 2, 3], vec![4, 5], vec![0.25, 0.75]));
+
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[40] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        let e = format!("{:#}", load(&path).err().unwrap());
+        assert!(e.contains("checksum mismatch"), "{e}");
+        std::fs::write(&path, &bytes[..30]).unwrap();
+        assert!(format!("{:#}", load(&path).err().unwrap()).contains("checksum"));
+        std::fs::write(&path, b"hello").unwrap();
+        assert!(format!("{:#}", load(&path).err().unwrap()).contains("not a cube-oracle checkpoint"));
+        assert!(format!("{:#}", load(&dir.join("nope.ckpt")).err().unwrap()).contains("cannot read checkpoint"));
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(latest(&dir).unwrap_err().to_string().contains("no checkpoint"));
+    }
+}

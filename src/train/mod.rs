@@ -1,0 +1,417 @@
+//! The training loop: learning rate → batch → step → log → evaluate →
+//! checkpoint, by hand and in one place.
+//!
+//! [`run`] owns a run directory (`runs/<name>/`): it writes the resolved
+//! `config.toml` and `meta.json`, appends `metrics.csv` (every
+//! `log_every` steps), `eval.csv` and `kl.csv` (every `eval_every` steps),
+//! writes checkpoints atomically (every `checkpoint_every` steps, at the end,
+//! and on Ctrl-C), and finally the diagnostics (`diagnostics/`) and plots
+//! (`plots/`). A resumed run continues from the latest checkpoint with the
+//! same data stream, model, optimiser and logging window, so its metrics
+//! equal those of an uninterrupted run.
+
+pub mod checkpoint;
+pub mod diagnostics;
+mod report;
+
+use crate::backend;
+use crate::config::{Schedule, TrainConfig};
+use crate::csvlog::{Col, CsvLog};
+use crate::cube3::Cube3Puzzle;
+use crate::data::{self, Batch, BatchSpec, BatchStream};
+use crate::model::{PolicyNet, forward_macs, parameter_count};
+use crate::puzzle::Puzzle;
+use crate::rundir::{self, Existing, write_atomic};
+use anyhow::{Context, Result, bail};
+use burn::module::Module;
+use burn::optim::grad_clipping::GradientClippingConfig;
+use burn::optim::{AdamConfig, AdamWConfig, GradientsParams, ModuleOptimizer, decay::WeightDecayConfig};
+use burn::store::ModuleRecord;
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Bytes, Device, Int, Tensor, TensorData};
+use checkpoint::{Checkpoint, LoopState};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// Set by the Ctrl-C handler; the loop checkpoints and stops when it sees it.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Checkpoint files kept in `checkpoints/`.
+const KEEP_CHECKPOINTS: usize = 2;
+/// Training steps whose states are counted for the visit diagnostics.
+const VISIT_WINDOW: u64 = 100;
+/// Rows per forward pass when evaluating.
+const EVAL_CHUNK: usize = 4096;
+
+/// How `train` was asked to run.
+#[derive(Clone, Debug)]
+pub struct TrainOptions {
+    /// What to do with an existing run directory.
+    pub existing: Existing,
+    /// The command line, recorded in `meta.json`.
+    pub command_line: String,
+    /// Show a progress bar (when stderr is a terminal).
+    pub progress: bool,
+    /// Stop after this many steps in this invocation (for tests and legs of
+    /// a long run); the run stays resumable.
+    pub max_steps_this_leg: Option<u64>,
+}
+
+/// What a finished (or interrupted) `train` invocation did.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The run directory.
+    pub run_dir: PathBuf,
+    /// Steps completed in total.
+    pub step: u64,
+    /// Total steps the config asks for.
+    pub total_steps: u64,
+    /// Whether the run stopped early (Ctrl-C or `max_steps_this_leg`).
+    pub stopped_early: bool,
+    /// Mean training samples per second in this invocation.
+    pub samples_per_s: f64,
+}
+
+/// Asks the loop to stop at the next step boundary (what Ctrl-C does).
+pub fn request_stop() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+fn install_ctrlc_handler() {
+    // A second call in the same process (tests) fails harmlessly.
+    let _ = ctrlc::set_handler(request_stop);
+}
+
+/// The learning rate for 0-based `step`.
+#[must_use]
+pub fn learning_rate(cfg: &TrainConfig, step: u64) -> f64 {
+    let o = &cfg.optim;
+    match o.schedule {
+        Schedule::Constant => o.lr,
+        Schedule::WarmupCosine => {
+            let warm = o.warmup_steps.unwrap_or(0);
+            let min = o.min_lr.unwrap_or(0.0);
+            if step < warm {
+                o.lr * (step + 1) as f64 / warm as f64
+            } else {
+                let total = cfg.total_steps().max(warm + 1);
+                let t = (step - warm) as f64 / (total - warm) as f64;
+                min + 0.5 * (o.lr - min) * (1.0 + (std::f64::consts::PI * t.min(1.0)).cos())
+            }
+        }
+    }
+}
+
+fn optimizer(cfg: &TrainConfig) -> ModuleOptimizer {
+    let o = &cfg.optim;
+    let clip = (o.grad_clip > 0.0).then_some(GradientClippingConfig::Norm(o.grad_clip as f32));
+    match o.optimizer {
+        crate::config::OptimizerKind::Adam => AdamConfig::new()
+            .with_epsilon(1e-8)
+            .with_weight_decay((o.weight_decay > 0.0).then(|| WeightDecayConfig::new(o.weight_decay as f32)))
+            .with_grad_clipping(clip)
+            .init(),
+        crate::config::OptimizerKind::Adamw => AdamWConfig::new()
+            .with_epsilon(1e-8)
+            .with_weight_decay(o.weight_decay as f32)
+            .with_grad_clipping(clip)
+            .init(),
+    }
+}
+
+/// Sets the compute thread count (rayon's global pool). Only the first call
+/// in a process takes effect.
+pub fn set_threads(threads: Option<usize>) {
+    let n = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
+}
+
+/// Everything the loop needs about the data.
+struct DataSetup {
+    puzzle: Cube3Puzzle,
+    spec: BatchSpec,
+    held_out: Batch,
+    max_len: usize,
+}
+
+fn data_setup(cfg: &TrainConfig) -> Result<DataSetup> {
+    let puzzle = Cube3Puzzle::new(cfg.metric());
+    let spec = BatchSpec {
+        length: cfg.data.scramble_len.walk_length(),
+        prune: cfg.data.prune,
+        size: cfg.data.states_per_step,
+        seed: cfg.run.seed,
+    };
+    let max_len = cfg.data.scramble_len.max();
+    let held_out = data::held_out(&puzzle, &spec, cfg.train.eval_walks, max_len)?;
+    Ok(DataSetup { puzzle, spec, held_out, max_len })
+}
+
+/// Runs (or resumes) training as `cfg` describes.
+pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
+    let dir = cfg.run_dir();
+    let resumed = rundir::prepare(&dir, opts.existing)?;
+    let config_path = dir.join("config.toml");
+    if resumed {
+        check_same_run(cfg, &config_path)?;
+    }
+    write_atomic(&config_path, cfg.to_toml().as_bytes())?;
+
+    set_threads(cfg.train.threads);
+    install_ctrlc_handler();
+    INTERRUPTED.store(false, Ordering::SeqCst);
+
+    let base = backend::device(cfg.backend.device)?;
+    base.seed(cfg.run.seed);
+    let train_device = base.clone().autodiff();
+    let d = data_setup(cfg)?;
+    let moves = d.puzzle.num_moves();
+    let inputs = d.puzzle.encoded_len();
+
+    let mut model = PolicyNet::new(&cfg.model, inputs, moves, &train_device);
+    let mut optim = optimizer(cfg);
+    let ckpt_dir = dir.join("checkpoints");
+    let mut state = LoopState {
+        step: 0,
+        samples: 0,
+        elapsed_s: 0.0,
+        next_batch: 0,
+        seed: cfg.run.seed,
+        snapshot_step: None,
+        window: Default::default(),
+    };
+    let mut snapshot: Vec<f32> = Vec::new();
+    if resumed {
+        let path = checkpoint::latest(&ckpt_dir)?;
+        let ck = checkpoint::load(&path)?;
+        model = load_model(model, ck.model).with_context(|| format!("loading the model from {}", path.display()))?;
+        optim = optim
+            .from_bytes(Bytes::from_bytes_vec(ck.optimizer))
+            .map_err(|e| anyhow::anyhow!("loading the optimiser state from {}: {e:?}", path.display()))?;
+        state = ck.state;
+        snapshot = ck.snapshot;
+        eprintln!("resuming {} from step {} ({})", dir.display(), state.step, path.display());
+    }
+
+    let header_metrics = ["step", "samples", "elapsed_s", "lr", "loss", "accuracy", "samples_per_s"];
+    let mut metrics = CsvLog::open(&dir.join("metrics.csv"), &header_metrics)?;
+    let mut eval_log = CsvLog::open(&dir.join("eval.csv"), &["step", "depth", "states", "accuracy", "cross_entropy"])?;
+    let mut kl_log = CsvLog::open(
+        &dir.join("kl.csv"),
+        &["step", "cross_entropy", "kl_target_prediction", "kl_marginal_uniform", "kl_previous_snapshot"],
+    )?;
+    if resumed {
+        for log in [&mut metrics, &mut eval_log, &mut kl_log] {
+            log.truncate_after(state.step)?;
+        }
+    }
+
+    let total = cfg.total_steps();
+    let stop_at = opts.max_steps_this_leg.map_or(total, |n| (state.step + n).min(total));
+    let meta = report::Meta::new(cfg, opts, inputs, moves, resumed);
+    meta.write(&dir, &state, false)?;
+
+    let bar = progress_bar(opts.progress, total, state.step);
+    let mut stream = BatchStream::start(d.puzzle, d.spec, state.next_batch, cfg.train.data_workers)?;
+    let leg_start = Instant::now();
+    let elapsed_before = state.elapsed_s;
+    let samples_before = state.samples;
+    let mut last_log = (Instant::now(), state.samples);
+    let mut stopped_early = false;
+
+    while state.step < total {
+        if state.step >= stop_at || INTERRUPTED.load(Ordering::SeqCst) {
+            stopped_early = true;
+            break;
+        }
+        let lr = learning_rate(cfg, state.step);
+        let batch = stream.next_batch();
+        let n = batch.len();
+        let (m, loss, correct) = train_step(model, &mut optim, lr, batch, inputs, &train_device)?;
+        model = m;
+        state.step += 1;
+        state.next_batch += 1;
+        state.samples += n as u64;
+        state.elapsed_s = elapsed_before + leg_start.elapsed().as_secs_f64();
+        state.window.add(loss, correct, n as u64);
+        if !loss.is_finite() {
+            bail!("the loss became {loss} at step {}; lower optim.lr or enable optim.grad_clip", state.step);
+        }
+
+        let last = state.step == total;
+        if state.step.is_multiple_of(cfg.train.log_every) || last {
+            let (now, then) = (Instant::now(), last_log);
+            let rate = (state.samples - then.1) as f64 / now.duration_since(then.0).as_secs_f64().max(1e-9);
+            last_log = (now, state.samples);
+            let (mean_loss, acc) = state.window.take();
+            metrics.append(vec![
+                ("step", Col::U64(vec![state.step])),
+                ("samples", Col::U64(vec![state.samples])),
+                ("elapsed_s", Col::F64(vec![state.elapsed_s])),
+                ("lr", Col::F64(vec![lr])),
+                ("loss", Col::F64(vec![mean_loss])),
+                ("accuracy", Col::F64(vec![acc])),
+                ("samples_per_s", Col::F64(vec![rate])),
+            ])?;
+            bar.set_message(format!("loss {mean_loss:.4}  acc {:.1}%  {:.0} samples/s", acc * 100.0, rate));
+        }
+        if state.step.is_multiple_of(cfg.train.eval_every) || last {
+            let ev = evaluate(&model, &base, &d.held_out, moves, inputs)?;
+            let previous = (!snapshot.is_empty() && snapshot.len() == ev.probs.len()).then_some(&snapshot[..]);
+            report::log_eval(&mut eval_log, &mut kl_log, state.step, &ev, &d.held_out, moves, previous, d.max_len)?;
+            snapshot = ev.probs;
+            state.snapshot_step = Some(state.step);
+        }
+        if state.step.is_multiple_of(cfg.train.checkpoint_every) || last {
+            save_checkpoint(&ckpt_dir, &model, &optim, &state, &snapshot)?;
+        }
+        bar.set_position(state.step);
+    }
+    bar.finish_and_clear();
+    drop(stream);
+
+    if stopped_early {
+        save_checkpoint(&ckpt_dir, &model, &optim, &state, &snapshot)?;
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            eprintln!("interrupted at step {}: checkpoint written; continue with --resume", state.step);
+        }
+    }
+    let leg_s = leg_start.elapsed().as_secs_f64();
+    let samples_per_s = (state.samples - samples_before) as f64 / leg_s.max(1e-9);
+
+    let complete = state.step >= total;
+    if complete && !snapshot.is_empty() {
+        report::diagnostics(&dir, &d.puzzle, &d.spec, state.step, VISIT_WINDOW, &snapshot, &d.held_out, moves)?;
+    }
+    report::plots(&dir, moves)?;
+    meta.write(&dir, &state, complete)?;
+    let outcome = Outcome { run_dir: dir, step: state.step, total_steps: total, stopped_early, samples_per_s };
+    report::summary(
+        cfg,
+        &outcome,
+        &state,
+        parameter_count(&cfg.model, inputs, moves),
+        forward_macs(&cfg.model, inputs, moves),
+    );
+    Ok(outcome)
+}
+
+fn check_same_run(cfg: &TrainConfig, config_path: &Path) -> Result<()> {
+    let saved = TrainConfig::load(config_path)
+        .with_context(|| format!("reading the run's config {}", config_path.display()))?;
+    let sections: [(&str, bool); 6] = [
+        ("run", saved.run == cfg.run),
+        ("puzzle", saved.puzzle == cfg.puzzle),
+        ("data", saved.data == cfg.data),
+        ("model", saved.model == cfg.model),
+        ("optim", saved.optim == cfg.optim),
+        ("backend", saved.backend.device == cfg.backend.device),
+    ];
+    if let Some((name, _)) = sections.iter().find(|(_, same)| !same) {
+        bail!(
+            "cannot resume {}: section [{name}] of the given config differs from the run's {}; \
+             only [train] (length and cadences) may change between legs",
+            cfg.run_dir().display(),
+            config_path.display()
+        );
+    }
+    Ok(())
+}
+
+fn load_model(model: PolicyNet, bytes: Vec<u8>) -> Result<PolicyNet> {
+    let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes)).map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    model.try_load_record(record).map_err(|e| anyhow::anyhow!("the checkpoint does not fit this model: {e:?}"))
+}
+
+/// Loads a model for inference from a checkpoint file.
+pub fn load_for_inference(cfg: &TrainConfig, path: &Path, device: &Device) -> Result<PolicyNet> {
+    let puzzle = Cube3Puzzle::new(cfg.metric());
+    let ck = checkpoint::load(path)?;
+    let model = PolicyNet::new(&cfg.model, puzzle.encoded_len(), puzzle.num_moves(), device);
+    load_model(model, ck.model).with_context(|| format!("loading the model from {}", path.display()))
+}
+
+fn save_checkpoint(
+    dir: &Path,
+    model: &PolicyNet,
+    optim: &ModuleOptimizer,
+    state: &LoopState,
+    snapshot: &[f32],
+) -> Result<PathBuf> {
+    // `valid()` first folds the batch-norm running statistics' pending
+    // update into their value; a plain record would be one update behind.
+    let model_bytes =
+        model.valid().into_record().into_bytes().map_err(|e| anyhow::anyhow!("serialising the model: {e:?}"))?;
+    let optim_bytes = optim.into_bytes().map_err(|e| anyhow::anyhow!("serialising the optimiser: {e:?}"))?;
+    let ck = Checkpoint {
+        state: state.clone(),
+        model: model_bytes.to_vec(),
+        optimizer: optim_bytes.to_vec(),
+        snapshot: snapshot.to_vec(),
+    };
+    checkpoint::save(dir, &ck, KEEP_CHECKPOINTS)
+}
+
+/// One optimisation step; returns the updated model, the batch loss and the
+/// number of correctly ranked samples.
+fn train_step(
+    model: PolicyNet,
+    optim: &mut ModuleOptimizer,
+    lr: f64,
+    batch: Batch,
+    inputs: usize,
+    device: &Device,
+) -> Result<(PolicyNet, f64, u64)> {
+    let n = batch.len();
+    let x = Tensor::<2>::from_data(TensorData::new(batch.inputs, [n, inputs]), device);
+    let y = Tensor::<1, Int>::from_data(TensorData::new(batch.labels, [n]), device);
+    let logits = model.forward(x);
+    let correct =
+        logits.clone().detach().argmax(1).reshape([n]).equal(y.clone()).int().sum().into_scalar::<i64>() as u64;
+    let loss = log_softmax(logits, 1).gather(1, y.reshape([n, 1])).mean().neg();
+    let loss_value = f64::from(loss.clone().detach().into_scalar::<f32>());
+    let grads = GradientsParams::from_grads(loss.backward(), &model);
+    Ok((optim.step(lr, model, grads), loss_value, correct))
+}
+
+/// Held-out evaluation: per-sample log-probabilities of every move.
+pub struct Evaluation {
+    /// `rows × moves` probabilities.
+    pub probs: Vec<f32>,
+    /// `rows × moves` log-probabilities.
+    pub log_probs: Vec<f32>,
+}
+
+/// Runs the model (in inference mode) over `set`.
+pub fn evaluate(model: &PolicyNet, device: &Device, set: &Batch, moves: usize, inputs: usize) -> Result<Evaluation> {
+    let net = model.valid();
+    let rows = set.len();
+    let mut log_probs = Vec::with_capacity(rows * moves);
+    for start in (0..rows).step_by(EVAL_CHUNK) {
+        let end = (start + EVAL_CHUNK).min(rows);
+        let x = Tensor::<2>::from_data(
+            TensorData::new(set.inputs[start * inputs..end * inputs].to_vec(), [end - start, inputs]),
+            device,
+        );
+        let lp = log_softmax(net.forward(x), 1).into_data();
+        log_probs.extend(lp.try_to_vec::<f32>().map_err(|e| anyhow::anyhow!("reading predictions: {e:?}"))?);
+    }
+    let probs = log_probs.iter().map(|&l| l.exp()).collect();
+    Ok(Evaluation { probs, log_probs })
+}
+
+fn progress_bar(show: bool, total: u64, at: u64) -> ProgressBar {
+    let bar = if show { ProgressBar::new(total) } else { ProgressBar::hidden() };
+    if show {
+        bar.set_draw_target(ProgressDrawTarget::stderr());
+    }
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} steps, ETA {eta}  {msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_position(at);
+    bar
+}

@@ -1,0 +1,352 @@
+//! Everything `train` writes besides checkpoints: `meta.json`, evaluation
+//! and KL rows, the end-of-run diagnostics, the plots, and the summary
+//! printed at the end.
+
+use super::diagnostics::{Predictions, label_frequencies, unit_histogram, visits};
+use super::{Evaluation, Outcome, TrainOptions};
+use crate::backend;
+use crate::config::TrainConfig;
+use crate::csvlog::{Col, CsvLog, read_columns, write_table};
+use crate::data::{Batch, BatchSpec, for_each_sample};
+use crate::model::{forward_macs, parameter_count};
+use crate::plot::{Chart, Series, Style};
+use crate::puzzle::Puzzle;
+use crate::rundir::{dependency_versions, git_revision, write_atomic};
+use anyhow::Result;
+use serde_json::json;
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+fn unix_now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// Run metadata, rewritten atomically at the start and end of every leg.
+pub(super) struct Meta {
+    value: serde_json::Value,
+}
+
+impl Meta {
+    pub(super) fn new(cfg: &TrainConfig, opts: &TrainOptions, inputs: usize, moves: usize, resumed: bool) -> Self {
+        let versions: serde_json::Map<String, serde_json::Value> =
+            dependency_versions().into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
+        let value = json!({
+            "run": cfg.run.name,
+            "git_revision": git_revision(),
+            "command_line": opts.command_line,
+            "seed": cfg.run.seed,
+            "backend": format!("{:?}", cfg.backend.device).to_lowercase(),
+            "device": backend::describe(cfg.backend.device),
+            "threads": rayon::current_num_threads(),
+            "data_workers": cfg.train.data_workers,
+            "crate_versions": versions,
+            "parameters": parameter_count(&cfg.model, inputs, moves),
+            "forward_macs_per_sample": forward_macs(&cfg.model, inputs, moves),
+            "total_steps": cfg.total_steps(),
+            "leg_started_unix": unix_now(),
+            "leg_resumed": resumed,
+        });
+        Self { value }
+    }
+
+    pub(super) fn write(&self, dir: &Path, state: &super::checkpoint::LoopState, complete: bool) -> Result<()> {
+        let path = dir.join("meta.json");
+        // Keep the history of legs from an earlier meta.json.
+        let mut legs: Vec<serde_json::Value> = std::fs::read(&path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .and_then(|v| v.get("legs").and_then(|l| l.as_array().cloned()))
+            .unwrap_or_default();
+        let leg = json!({
+            "started_unix": self.value["leg_started_unix"],
+            "command_line": self.value["command_line"],
+            "git_revision": self.value["git_revision"],
+            "device": self.value["device"],
+            "ended_at_step": state.step,
+        });
+        match legs.last_mut() {
+            Some(last) if last["started_unix"] == leg["started_unix"] => *last = leg,
+            _ => legs.push(leg),
+        }
+        let mut v = self.value.clone();
+        v["steps_done"] = json!(state.step);
+        v["samples_done"] = json!(state.samples);
+        v["train_seconds"] = json!(state.elapsed_s);
+        v["complete"] = json!(complete);
+        v["updated_unix"] = json!(unix_now());
+        v["legs"] = json!(legs);
+        write_atomic(&path, serde_json::to_string_pretty(&v)?.as_bytes())
+    }
+}
+
+/// Appends the per-depth evaluation rows and the KL row for one evaluation.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn log_eval(
+    eval_log: &mut CsvLog,
+    kl_log: &mut CsvLog,
+    step: u64,
+    ev: &Evaluation,
+    set: &Batch,
+    moves: usize,
+    previous: Option<&[f32]>,
+    max_len: usize,
+) -> Result<()> {
+    let mut n = vec![0u64; max_len + 1];
+    let mut correct = vec![0u64; max_len + 1];
+    let mut ce = vec![0.0f64; max_len + 1];
+    for (i, (&label, &depth)) in set.labels.iter().zip(&set.depths).enumerate() {
+        let row = &ev.log_probs[i * moves..(i + 1) * moves];
+        let best = (0..moves).max_by(|&a, &b| row[a].total_cmp(&row[b])).unwrap_or(0);
+        let d = usize::from(depth);
+        n[d] += 1;
+        correct[d] += u64::from(best == label as usize);
+        ce[d] -= f64::from(row[label as usize]);
+    }
+    let depths: Vec<usize> = (1..=max_len).filter(|&d| n[d] > 0).collect();
+    eval_log.append(vec![
+        ("step", Col::U64(vec![step; depths.len()])),
+        ("depth", Col::U64(depths.iter().map(|&d| d as u64).collect())),
+        ("states", Col::U64(depths.iter().map(|&d| n[d]).collect())),
+        ("accuracy", Col::F64(depths.iter().map(|&d| correct[d] as f64 / n[d] as f64).collect())),
+        ("cross_entropy", Col::F64(depths.iter().map(|&d| ce[d] / n[d] as f64).collect())),
+    ])?;
+    let pred = Predictions { probs: &ev.probs, moves };
+    let total_ce = ce.iter().sum::<f64>() / set.len().max(1) as f64;
+    let snapshot_kl = previous.map_or(f64::NAN, |p| pred.kl_from(&Predictions { probs: p, moves }));
+    kl_log.append(vec![
+        ("step", Col::U64(vec![step])),
+        ("cross_entropy", Col::F64(vec![total_ce])),
+        ("kl_target_prediction", Col::F64(vec![pred.kl_target(&set.labels)])),
+        ("kl_marginal_uniform", Col::F64(vec![pred.kl_marginal_uniform()])),
+        ("kl_previous_snapshot", Col::F64(vec![snapshot_kl])),
+    ])
+}
+
+/// End-of-run diagnostics into `diagnostics/`, with their plots.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn diagnostics<P: Puzzle>(
+    dir: &Path,
+    puzzle: &P,
+    spec: &BatchSpec,
+    step: u64,
+    window: u64,
+    probs: &[f32],
+    set: &Batch,
+    moves: usize,
+) -> Result<()> {
+    let out = dir.join("diagnostics");
+    let plots = dir.join("plots");
+    // Visits: the states of the last `window` training batches, regenerated
+    // from their (seed, index) streams.
+    let first = step.saturating_sub(window);
+    let mut keys = Vec::with_capacity(spec.size * (step - first) as usize);
+    for index in first..step {
+        for_each_sample(puzzle, spec, index, |s, _, _| keys.push(puzzle.key(s)))?;
+    }
+    let v = visits(keys);
+    write_table(
+        &out.join("visits.csv"),
+        vec![
+            ("visit_count", Col::U64(v.histogram.iter().map(|h| h.0).collect())),
+            ("states", Col::U64(v.histogram.iter().map(|h| h.1).collect())),
+        ],
+    )?;
+    let fit = v.exponent.map_or("no fit (one count only)".to_string(), |a| format!("fitted exponent α = {a:.3}"));
+    Chart {
+        title: format!("Visits over the last {} training steps", step - first),
+        x_label: "times visited".into(),
+        y_label: "number of states".into(),
+        log_x: true,
+        log_y: true,
+        series: vec![Series::new(
+            "states",
+            Style::Points,
+            v.histogram.iter().map(|&(c, n)| (c as f64, n as f64)).collect(),
+        )],
+        note: Some(format!(
+            "{} samples, {} distinct states, {:.2}% visited once; {fit}",
+            v.samples,
+            v.distinct,
+            100.0 * v.once as f64 / v.distinct.max(1) as f64
+        )),
+    }
+    .save(&plots.join("visits"))?;
+
+    let pred = Predictions { probs, moves };
+    let marginal = pred.marginal();
+    let freq = label_frequencies(&set.labels, moves);
+    let names: Vec<String> = (0..moves as u8).map(|m| puzzle.move_name(m).to_string()).collect();
+    write_table(
+        &out.join("marginals.csv"),
+        vec![
+            ("move", Col::Str(names.clone())),
+            ("predicted", Col::F64(marginal.clone())),
+            ("label_frequency", Col::F64(freq.clone())),
+            ("uniform", Col::F64(vec![1.0 / moves as f64; moves])),
+        ],
+    )?;
+    let uniform = 1.0 / moves as f64;
+    Chart {
+        title: "Move marginals p(m) on the held-out set".into(),
+        x_label: format!("move ({})", names.join(" ")),
+        y_label: "probability".into(),
+        series: vec![
+            Series::new(
+                "predicted p(m)",
+                Style::Bars,
+                marginal.iter().enumerate().map(|(k, &p)| (k as f64, p)).collect(),
+            ),
+            Series::new("label frequency", Style::Bars, freq.iter().enumerate().map(|(k, &p)| (k as f64, p)).collect()),
+            Series::new(
+                format!("uniform 1/{moves}"),
+                Style::Line,
+                vec![(-0.5, uniform), (moves as f64 - 0.5, uniform)],
+            ),
+        ],
+        note: Some(format!("KL(predicted ‖ uniform) = {:.2e} nats", pred.kl_marginal_uniform())),
+        ..Chart::default()
+    }
+    .save(&plots.join("marginals"))?;
+
+    let certainty = pred.certainty();
+    let hist = unit_histogram(&certainty, 20);
+    write_table(
+        &out.join("certainty.csv"),
+        vec![
+            ("max_probability_bin_centre", Col::F64(hist.iter().map(|h| h.0).collect())),
+            ("share_of_states", Col::F64(hist.iter().map(|h| h.1).collect())),
+        ],
+    )?;
+    let mean_certainty = certainty.iter().sum::<f64>() / certainty.len().max(1) as f64;
+    Chart {
+        title: "Oracle certainty: max_m p(m | state), held-out set".into(),
+        x_label: "max move probability".into(),
+        y_label: "share of states".into(),
+        series: vec![Series::new("", Style::Bars, hist)],
+        note: Some(format!("mean {mean_certainty:.3} over {} states", certainty.len())),
+        ..Chart::default()
+    }
+    .save(&plots.join("certainty"))?;
+
+    let cum = pred.cumulative(200);
+    write_table(
+        &out.join("cumulative.csv"),
+        vec![
+            ("states", Col::U64(cum.iter().map(|c| c.0 as u64).collect())),
+            ("move", Col::Str(cum.iter().map(|c| names[c.1].clone()).collect())),
+            ("cumulative_mean_probability", Col::F64(cum.iter().map(|c| c.2).collect())),
+        ],
+    )?;
+    let mut chart =
+        Chart::new("Cumulative conditional probability per move", "held-out states", "running mean of p(m | state)");
+    for (k, name) in names.iter().enumerate() {
+        chart.series.push(Series::new(
+            name.clone(),
+            Style::Line,
+            cum.iter().filter(|c| c.1 == k).map(|c| (c.0 as f64, c.2)).collect(),
+        ));
+    }
+    chart.save(&plots.join("cumulative"))?;
+
+    let summary = json!({
+        "visit_window_steps": step - first,
+        "visit_samples": v.samples,
+        "distinct_states": v.distinct,
+        "visited_once": v.once,
+        "share_visited_once": v.once as f64 / v.distinct.max(1) as f64,
+        "power_law_exponent": v.exponent,
+        "kl_marginal_uniform": pred.kl_marginal_uniform(),
+        "kl_target_prediction": pred.kl_target(&set.labels),
+        "mean_certainty": mean_certainty,
+        "held_out_states": set.len(),
+    });
+    write_atomic(&out.join("summary.json"), serde_json::to_string_pretty(&summary)?.as_bytes())
+}
+
+/// Curves from the CSV logs into `plots/`.
+pub(super) fn plots(dir: &Path, moves: usize) -> Result<()> {
+    let plots = dir.join("plots");
+    let m = read_columns(&dir.join("metrics.csv"), &["step", "loss", "accuracy"])?;
+    let k =
+        read_columns(&dir.join("kl.csv"), &["step", "cross_entropy", "kl_marginal_uniform", "kl_previous_snapshot"])?;
+    let zip = |x: &[f64], y: &[f64]| -> Vec<(f64, f64)> { x.iter().copied().zip(y.iter().copied()).collect() };
+    Chart {
+        title: "Cross-entropy".into(),
+        x_label: "step".into(),
+        y_label: "cross-entropy (nats)".into(),
+        series: vec![
+            Series::new("training batches", Style::Line, zip(&m[0], &m[1])),
+            Series::new("held-out set", Style::Reference, zip(&k[0], &k[1])),
+            Series::new(
+                format!("uniform ln {moves}"),
+                Style::Line,
+                vec![
+                    (m[0].first().copied().unwrap_or(0.0), (moves as f64).ln()),
+                    (m[0].last().copied().unwrap_or(1.0), (moves as f64).ln()),
+                ],
+            ),
+        ],
+        ..Chart::default()
+    }
+    .save(&plots.join("cross_entropy"))?;
+    Chart::new("Training accuracy (argmax = label)", "step", "accuracy")
+        .with(Series::new("training batches", Style::Line, zip(&m[0], &m[2])))
+        .save(&plots.join("accuracy"))?;
+    Chart {
+        title: "KL diagnostics (held-out set)".into(),
+        x_label: "step".into(),
+        y_label: "nats".into(),
+        log_y: true,
+        series: vec![
+            Series::new("KL(marginal ‖ uniform)", Style::Line, zip(&k[0], &k[2])),
+            Series::new("mean KL(p_t ‖ p_t-1)", Style::Line, zip(&k[0], &k[3])),
+        ],
+        ..Chart::default()
+    }
+    .save(&plots.join("kl"))?;
+    let e = read_columns(&dir.join("eval.csv"), &["step", "depth", "accuracy", "cross_entropy"])?;
+    if let Some(&last) = e[0].last() {
+        let rows: Vec<usize> = (0..e[0].len()).filter(|&i| e[0][i] == last).collect();
+        Chart {
+            title: format!("Held-out accuracy and cross-entropy by depth (step {last})"),
+            x_label: "scramble depth".into(),
+            y_label: "accuracy / cross-entropy (nats)".into(),
+            series: vec![
+                Series::new("accuracy", Style::Line, rows.iter().map(|&i| (e[1][i], e[2][i])).collect()),
+                Series::new("cross-entropy", Style::Line, rows.iter().map(|&i| (e[1][i], e[3][i])).collect()),
+            ],
+            ..Chart::default()
+        }
+        .save(&plots.join("eval_by_depth"))?;
+    }
+    Ok(())
+}
+
+/// The one-screen summary printed when `train` ends.
+pub(super) fn summary(
+    cfg: &TrainConfig,
+    o: &Outcome,
+    state: &super::checkpoint::LoopState,
+    params: usize,
+    macs: usize,
+) {
+    let status = if o.step >= o.total_steps { "complete" } else { "stopped early (resume with --resume)" };
+    let rows = read_columns(&o.run_dir.join("kl.csv"), &["step", "cross_entropy"]).unwrap_or_default();
+    let held_out_ce = rows.get(1).and_then(|c| c.last().copied()).unwrap_or(f64::NAN);
+    let m = read_columns(&o.run_dir.join("metrics.csv"), &["loss", "accuracy"]).unwrap_or_default();
+    let (loss, acc) = (m.first().and_then(|c| c.last().copied()), m.get(1).and_then(|c| c.last().copied()));
+    println!("run        {} ({status})", o.run_dir.display());
+    println!("model      {params} parameters, {:.2} MFLOP per sample forward", 2.0 * macs as f64 / 1e6);
+    println!(
+        "progress   step {}/{}, {} samples, {:.1} s of training",
+        o.step, o.total_steps, state.samples, state.elapsed_s
+    );
+    println!("speed      {:.0} samples/s this leg ({} threads)", o.samples_per_s, rayon::current_num_threads());
+    println!(
+        "last log   loss {:.4}, accuracy {:.2}%; held-out cross-entropy {held_out_ce:.4}",
+        loss.unwrap_or(f64::NAN),
+        100.0 * acc.unwrap_or(f64::NAN)
+    );
+    println!("files      config.toml meta.json metrics.csv eval.csv kl.csv checkpoints/ diagnostics/ plots/");
+    let _ = cfg;
+}
