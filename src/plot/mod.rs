@@ -211,10 +211,7 @@ impl Chart {
                     let offset = -half + w * bar_index;
                     bar_index += 1.0;
                     chart.draw_series(pts.iter().map(|&(x, y)| {
-                        Rectangle::new(
-                            [(x + offset, 0.0), (x + offset + w, y)],
-                            colour.mix(0.7).filled(),
-                        )
+                        Rectangle::new([(x + offset, 0.0), (x + offset + w, y)], colour.mix(0.7).filled())
                     }))?
                 }
             };
