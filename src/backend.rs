@@ -51,3 +51,20 @@ pub fn cpu_model() -> String {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     format!("{name}, {cores} logical cores")
 }
+
+/// Keeps freed tensor buffers in the process instead of returning them to
+/// the kernel after every operation.
+///
+/// glibc serves allocations above 128 KiB with `mmap` and unmaps them on
+/// free, so each training step would page-fault and zero its activation
+/// buffers afresh (a few per cent of a step in profiles). Raising the mmap
+/// and trim thresholds to glibc's maximum (32 MiB) lets `malloc` reuse them.
+pub fn tune_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes allocator tuning parameters; it is called
+    // before the compute threads start allocating.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 << 20);
+    }
+}

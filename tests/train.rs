@@ -192,3 +192,49 @@ fn bad_configs_and_existing_runs_are_refused() {
     assert!(err.contains("checksum mismatch"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn ctrl_c_writes_a_checkpoint_and_the_run_resumes() {
+    let dir = tmp("sigint");
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
+    let long = dir.join("long.toml");
+    std::fs::write(&long, base.replace("steps = 40", "steps = 1000000").replace("name = \"smoke\"", "name = \"long\""))
+        .unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_train"))
+        .args(["--config", long.to_str().unwrap(), "--no-progress"])
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let metrics = dir.join("runs/long/metrics.csv");
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&metrics).map_or(0, |t| t.lines().count()) < 3 {
+        assert!(started.elapsed().as_secs() < 60, "training never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("checkpoint written"), "{err}");
+    let ckpts: Vec<_> = std::fs::read_dir(dir.join("runs/long/checkpoints")).unwrap().collect();
+    assert!(!ckpts.is_empty());
+    // The interrupted run continues from where it stopped.
+    let short = dir.join("short.toml");
+    let stopped: u64 = {
+        let name = ckpts.iter().map(|e| e.as_ref().unwrap().file_name().into_string().unwrap()).max().unwrap();
+        name.trim_start_matches("step-").trim_end_matches(".ckpt").parse().unwrap()
+    };
+    std::fs::write(
+        &short,
+        base.replace("steps = 40", &format!("steps = {}", stopped + 3)).replace("name = \"smoke\"", "name = \"long\""),
+    )
+    .unwrap();
+    let (code, err) = train_cli(&["--config", short.to_str().unwrap(), "--resume", "--no-progress"], &dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains(&format!("from step {stopped}")), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

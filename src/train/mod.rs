@@ -151,6 +151,8 @@ fn data_setup(cfg: &TrainConfig) -> Result<DataSetup> {
 
 /// Runs (or resumes) training as `cfg` describes.
 pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
+    // Fail on an unavailable device before touching the run directory.
+    let base = backend::device(cfg.backend.device)?;
     let dir = cfg.run_dir();
     let resumed = rundir::prepare(&dir, opts.existing)?;
     let config_path = dir.join("config.toml");
@@ -160,10 +162,10 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     write_atomic(&config_path, cfg.to_toml().as_bytes())?;
 
     set_threads(cfg.train.threads);
+    backend::tune_allocator();
     install_ctrlc_handler();
     INTERRUPTED.store(false, Ordering::SeqCst);
 
-    let base = backend::device(cfg.backend.device)?;
     base.seed(cfg.run.seed);
     let train_device = base.clone().autodiff();
     let d = data_setup(cfg)?;
@@ -289,7 +291,6 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     meta.write(&dir, &state, complete)?;
     let outcome = Outcome { run_dir: dir, step: state.step, total_steps: total, stopped_early, samples_per_s };
     report::summary(
-        cfg,
         &outcome,
         &state,
         parameter_count(&cfg.model, inputs, moves),

@@ -323,16 +323,13 @@ pub(super) fn plots(dir: &Path, moves: usize) -> Result<()> {
 }
 
 /// The one-screen summary printed when `train` ends.
-pub(super) fn summary(
-    cfg: &TrainConfig,
-    o: &Outcome,
-    state: &super::checkpoint::LoopState,
-    params: usize,
-    macs: usize,
-) {
+pub(super) fn summary(o: &Outcome, state: &super::checkpoint::LoopState, params: usize, macs: usize) {
     let status = if o.step >= o.total_steps { "complete" } else { "stopped early (resume with --resume)" };
     let rows = read_columns(&o.run_dir.join("kl.csv"), &["step", "cross_entropy"]).unwrap_or_default();
-    let held_out_ce = rows.get(1).and_then(|c| c.last().copied()).unwrap_or(f64::NAN);
+    let held_out = rows
+        .get(1)
+        .and_then(|c| c.last().copied())
+        .map_or("no evaluation yet".to_string(), |ce| format!("held-out cross-entropy {ce:.4}"));
     let m = read_columns(&o.run_dir.join("metrics.csv"), &["loss", "accuracy"]).unwrap_or_default();
     let (loss, acc) = (m.first().and_then(|c| c.last().copied()), m.get(1).and_then(|c| c.last().copied()));
     println!("run        {} ({status})", o.run_dir.display());
@@ -343,10 +340,9 @@ pub(super) fn summary(
     );
     println!("speed      {:.0} samples/s this leg ({} threads)", o.samples_per_s, rayon::current_num_threads());
     println!(
-        "last log   loss {:.4}, accuracy {:.2}%; held-out cross-entropy {held_out_ce:.4}",
+        "last log   loss {:.4}, accuracy {:.2}%; {held_out}",
         loss.unwrap_or(f64::NAN),
         100.0 * acc.unwrap_or(f64::NAN)
     );
     println!("files      config.toml meta.json metrics.csv eval.csv kl.csv checkpoints/ diagnostics/ plots/");
-    let _ = cfg;
 }

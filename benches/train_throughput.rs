@@ -1,0 +1,120 @@
+//! Training and inference throughput of the benchmark network in burn.
+//!
+//! Network 324 → 1024 → 1024 → 2 residual blocks of 1024 → 12 (5.59M
+//! parameters, no normalisation), Adam, batch 1024, fp32; inference at batch
+//! 4096. Threads: `CUBE_ORACLE_THREADS` (default 2). Prints one table; the
+//! PyTorch twin is `benches/pytorch_throughput.py`, and
+//! `benches/compare_pytorch.sh` runs both and prints the ratios.
+//!
+//! `cargo bench --bench train_throughput`
+
+use burn::module::Module;
+use burn::optim::{AdamConfig, GradientsParams};
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Device, Int, Tensor, TensorData};
+use cube_oracle::config::{Encoding, ModelSection, Norm};
+use cube_oracle::cube3::{Cube3Puzzle, Metric};
+use cube_oracle::data::{BatchSpec, make_batch};
+use cube_oracle::model::{PolicyNet, forward_macs, parameter_count};
+use cube_oracle::scramble::WalkLength;
+use std::time::Instant;
+
+/// Measured fp32 peak of this machine: independent AVX-512 FMA chains on
+/// every thread, in GFLOP/s (2 FLOPs per lane per FMA).
+fn peak_gflops(threads: usize) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    fn chains(iters: u64) -> f32 {
+        use std::arch::x86_64::*;
+        let a = _mm512_set1_ps(0.999_999);
+        let b = _mm512_set1_ps(1e-7);
+        let mut acc = [_mm512_set1_ps(1.0); 12];
+        for _ in 0..iters {
+            for x in &mut acc {
+                *x = _mm512_fmadd_ps(*x, a, b);
+            }
+        }
+        acc.iter().map(|&x| _mm512_reduce_add_ps(x)).sum()
+    }
+    let iters = 200_000_000u64;
+    let t = Instant::now();
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            std::thread::spawn(move || {
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    // SAFETY: AVX-512F is available (checked above).
+                    return unsafe { chains(iters) };
+                }
+                0.0
+            })
+        })
+        .collect();
+    let sink: f32 = handles.into_iter().map(|h| h.join().unwrap_or(0.0)).sum();
+    std::hint::black_box(sink);
+    (threads as u64 * iters * 12 * 16 * 2) as f64 / t.elapsed().as_secs_f64() / 1e9
+}
+
+fn main() {
+    let threads: usize = std::env::var("CUBE_ORACLE_THREADS").ok().and_then(|s| s.parse().ok()).unwrap_or(2);
+    if std::env::args().any(|a| a == "--peak") {
+        println!("{:.1}", peak_gflops(threads));
+        return;
+    }
+    cube_oracle::train::set_threads(Some(threads));
+    if std::env::var_os("CUBE_ORACLE_DEFAULT_MALLOC").is_none() {
+        cube_oracle::backend::tune_allocator();
+    }
+    let cfg =
+        ModelSection { encoding: Encoding::OneHot, hidden: vec![1024, 1024], residual_blocks: 2, norm: Norm::None };
+    let (inputs, moves, batch) = (324, 12, 1024);
+    let params = parameter_count(&cfg, inputs, moves);
+    let macs = forward_macs(&cfg, inputs, moves);
+    let base = Device::flex();
+    base.seed(0);
+    let dev = base.clone().autodiff();
+    let puzzle = Cube3Puzzle::new(Metric::Qtm);
+    let spec = BatchSpec { length: WalkLength::Fixed(26), prune: true, size: batch, seed: 0 };
+    let b = make_batch(&puzzle, &spec, 0).expect("valid spec");
+
+    let mut model = PolicyNet::new(&cfg, inputs, moves, &dev);
+    let mut optim = AdamConfig::new().with_epsilon(1e-8).init();
+    let step = |model: PolicyNet, optim: &mut burn::optim::ModuleOptimizer| {
+        let x = Tensor::<2>::from_data(TensorData::new(b.inputs.clone(), [batch, inputs]), &dev);
+        let y = Tensor::<1, Int>::from_data(TensorData::new(b.labels.clone(), [batch]), &dev);
+        let loss = log_softmax(model.forward(x), 1).gather(1, y.reshape([batch, 1])).mean().neg();
+        let _ = loss.clone().detach().into_scalar::<f32>();
+        let grads = GradientsParams::from_grads(loss.backward(), &model);
+        optim.step(1e-3, model, grads)
+    };
+    for _ in 0..3 {
+        model = step(model, &mut optim);
+    }
+    let n = 20;
+    let t = Instant::now();
+    for _ in 0..n {
+        model = step(model, &mut optim);
+    }
+    let train_s = t.elapsed().as_secs_f64();
+    let train_rate = (n * batch) as f64 / train_s;
+
+    let net = model.valid();
+    let ib = 4096;
+    let big = make_batch(&puzzle, &BatchSpec { size: ib, ..spec }, 1).expect("valid spec");
+    let infer = || {
+        let x = Tensor::<2>::from_data(TensorData::new(big.inputs.clone(), [ib, inputs]), &base);
+        let _ = net.forward(x).into_data();
+    };
+    infer();
+    let m = 10;
+    let t = Instant::now();
+    for _ in 0..m {
+        infer();
+    }
+    let infer_rate = (m * ib) as f64 / t.elapsed().as_secs_f64();
+    // Training ≈ 3 × forward FLOPs (forward, input gradient, weight gradient).
+    let train_gflops = train_rate * 3.0 * 2.0 * macs as f64 / 1e9;
+    let infer_gflops = infer_rate * 2.0 * macs as f64 / 1e9;
+    println!("framework\tthreads\tparams\ttrain_samples_per_s\ttrain_gflops\tinfer_states_per_s\tinfer_gflops");
+    println!("burn-flex\t{threads}\t{params}\t{train_rate:.0}\t{train_gflops:.1}\t{infer_rate:.0}\t{infer_gflops:.1}");
+}

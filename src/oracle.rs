@@ -1,0 +1,69 @@
+//! The trained network as a search [`Oracle`]: the burn side of the
+//! boundary between search and learning.
+//!
+//! [`NetOracle`] loads a run's resolved config and a checkpoint, puts the
+//! network in inference mode on the configured device, and answers batched
+//! log-probability queries. Search code only ever sees the `Oracle` trait.
+
+use crate::backend;
+use crate::config::TrainConfig;
+use crate::model::PolicyNet;
+use crate::search::Oracle;
+use crate::train::{checkpoint, load_for_inference};
+use anyhow::{Context, Result, anyhow};
+use burn::module::Module;
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Device, Tensor, TensorData};
+use std::path::{Path, PathBuf};
+
+/// A trained policy network answering oracle queries.
+pub struct NetOracle {
+    net: PolicyNet,
+    device: Device,
+    inputs: usize,
+    moves: usize,
+    /// The run's resolved config.
+    pub config: TrainConfig,
+    /// The checkpoint loaded.
+    pub checkpoint: PathBuf,
+}
+
+impl NetOracle {
+    /// Loads the run in `run_dir` (its `config.toml`) with `checkpoint`, or
+    /// the run's newest checkpoint when `None`.
+    pub fn load(run_dir: &Path, checkpoint: Option<&Path>) -> Result<Self> {
+        if !run_dir.is_dir() {
+            anyhow::bail!("run directory {} does not exist", run_dir.display());
+        }
+        let config_path = run_dir.join("config.toml");
+        let config = TrainConfig::load(&config_path)
+            .with_context(|| format!("loading the run's config {}", config_path.display()))?;
+        let path = match checkpoint {
+            Some(p) => p.to_path_buf(),
+            None => checkpoint::latest(&run_dir.join("checkpoints"))?,
+        };
+        let device =
+            backend::device(config.backend.device).or_else(|_| backend::device(crate::config::DeviceKind::Cpu))?;
+        let net = load_for_inference(&config, &path, &device)?.valid();
+        let puzzle = crate::cube3::Cube3Puzzle::new(config.metric());
+        use crate::puzzle::Puzzle;
+        Ok(Self { net, device, inputs: puzzle.encoded_len(), moves: puzzle.num_moves(), config, checkpoint: path })
+    }
+}
+
+impl Oracle for NetOracle {
+    fn num_moves(&self) -> usize {
+        self.moves
+    }
+
+    fn log_probs(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<()> {
+        let x = Tensor::<2>::from_data(
+            TensorData::new(inputs[..rows * self.inputs].to_vec(), [rows, self.inputs]),
+            &self.device,
+        );
+        let lp = log_softmax(self.net.forward(x), 1).into_data();
+        let v = lp.as_slice::<f32>().map_err(|e| anyhow!("reading predictions: {e:?}"))?;
+        out[..rows * self.moves].copy_from_slice(v);
+        Ok(())
+    }
+}

@@ -1,0 +1,279 @@
+//! Probability-product beam search with an oracle.
+//!
+//! A path's score is the product of the oracle's move probabilities along
+//! it, kept as a sum of natural-log probabilities. The oracle predicts the
+//! move that *produced* a state, so from state `s` the search applies the
+//! inverse `a = m⁻¹` of each predicted move `m`, scoring
+//! `score(s·a) = score(s) + ln p(m | s)`. At every depth the whole beam goes
+//! to the oracle as one batch (in chunks of at most [`ORACLE_CHUNK`] rows),
+//! every beam state is expanded by every applicable move that does not make
+//! a redundant sequence (the scramble generator's rules), and the best
+//! `width` candidates form the next beam; with `dedup` on, a candidate whose
+//! state is already in the next beam is skipped, so the beam holds distinct
+//! states, each with its best score. The search stops at the first depth at
+//! which any candidate reaches the goal and returns the highest-scoring such
+//! path. Ties are broken by (parent index, move id), so results are
+//! deterministic.
+//!
+//! Diagnostics per depth `d` (after selection):
+//! * `entropy`: the entropy of the beam seen as a distribution, path
+//!   probabilities normalised over the beam, `H(softmax(scores))` in nats;
+//! * `kl_previous`: `KL(P_d ‖ B_{d−1})`, where `B_{d−1}` is the depth-`d−1`
+//!   beam distribution and `P_d` is the depth-`d` beam distribution summed
+//!   onto the parents its states came from (both live on the depth-`d−1`
+//!   beam); NaN at depth 1;
+//! * `mean_policy_entropy`: the mean of `H(p(· | s))` over the states
+//!   expanded at depth `d`.
+//!
+//! Per instance, `start_kl_uniform` is `KL(p(· | start) ‖ uniform)`.
+
+use super::oracle::Oracle;
+use crate::information::{entropy, log_sum_exp};
+use crate::puzzle::{MoveId, Puzzle, Recent};
+use anyhow::{Result, bail};
+use std::collections::HashSet;
+
+/// Oracle calls take at most this many rows, bounding the input buffer.
+pub const ORACLE_CHUNK: usize = 4096;
+/// Largest beam width accepted (2^24 candidates × 12 moves would not fit in
+/// memory on the machines this targets).
+pub const MAX_WIDTH: usize = 1 << 24;
+
+/// Beam-search settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BeamConfig {
+    /// Beam width (states kept per depth), `1..=MAX_WIDTH`.
+    pub width: usize,
+    /// Depth limit; the instance is reported unsolved beyond it.
+    pub max_depth: usize,
+    /// Keep only distinct states in the beam (best score wins).
+    pub dedup: bool,
+    /// Skip redundant move sequences (`Puzzle::is_redundant`).
+    pub prune: bool,
+    /// Record the keys of every beam (for tests and analysis).
+    pub record_beams: bool,
+}
+
+/// Diagnostics of one depth.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DepthStats {
+    /// Depth (1-based).
+    pub depth: usize,
+    /// States kept in the beam.
+    pub beam_size: usize,
+    /// Candidates generated (expanded children).
+    pub candidates: usize,
+    /// Entropy of the normalised beam distribution (nats).
+    pub entropy: f64,
+    /// Best path log-probability in the beam.
+    pub max_log_prob: f64,
+    /// Mean path log-probability in the beam.
+    pub mean_log_prob: f64,
+    /// Mean policy entropy over the expanded states (nats).
+    pub mean_policy_entropy: f64,
+    /// `KL(P_d ‖ B_{d−1})` (nats); NaN at depth 1.
+    pub kl_previous: f64,
+}
+
+/// The result of one search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BeamOutcome<K> {
+    /// The moves from the start to the goal, if found within `max_depth`.
+    pub solution: Option<Vec<MoveId>>,
+    /// Log-probability of the solution path (0 for an already solved start).
+    pub log_prob: f64,
+    /// Per-depth diagnostics.
+    pub depths: Vec<DepthStats>,
+    /// Sum of beam sizes over depths (EfficientCube's node count).
+    pub nodes: u64,
+    /// Sum of candidates generated over depths.
+    pub children: u64,
+    /// States passed to the oracle.
+    pub evaluated: u64,
+    /// `KL(p(· | start) ‖ uniform)` (NaN for a solved start).
+    pub start_kl_uniform: f64,
+    /// The keys of every beam, when `record_beams` is on.
+    pub beams: Vec<Vec<K>>,
+}
+
+#[derive(Clone, Copy)]
+struct Candidate {
+    score: f64,
+    parent: u32,
+    action: MoveId,
+}
+
+/// Runs beam search from `start`.
+pub fn beam_search<P: Puzzle, O: Oracle>(
+    puzzle: &P,
+    oracle: &mut O,
+    start: &P::State,
+    cfg: &BeamConfig,
+) -> Result<BeamOutcome<P::Key>> {
+    if cfg.width == 0 || cfg.width > MAX_WIDTH {
+        bail!("beam width {} is out of range 1..={MAX_WIDTH}", cfg.width);
+    }
+    let moves = puzzle.num_moves();
+    if oracle.num_moves() != moves {
+        bail!("the oracle predicts {} moves but {} has {moves}", oracle.num_moves(), puzzle.name());
+    }
+    let mut out = BeamOutcome {
+        solution: None,
+        log_prob: 0.0,
+        depths: Vec::new(),
+        nodes: 0,
+        children: 0,
+        evaluated: 0,
+        start_kl_uniform: f64::NAN,
+        beams: Vec::new(),
+    };
+    if puzzle.is_goal(start) {
+        out.solution = Some(Vec::new());
+        return Ok(out);
+    }
+    // pre[a] = the state from which action `a` reaches the goal.
+    let goal = puzzle.goal();
+    let pre: Vec<Option<P::State>> = (0..moves as MoveId)
+        .map(|a| {
+            let inv = puzzle.inverse(a);
+            puzzle.is_applicable(&goal, inv).then(|| {
+                let mut s = goal.clone();
+                puzzle.apply(&mut s, inv);
+                s
+            })
+        })
+        .collect();
+    let inverse: Vec<MoveId> = (0..moves as MoveId).map(|m| puzzle.inverse(m)).collect();
+    let width_enc = puzzle.encoded_len();
+
+    let mut beam: Vec<P::State> = vec![start.clone()];
+    let mut scores: Vec<f64> = vec![0.0];
+    let mut recents: Vec<Recent> = vec![Recent::default()];
+    let mut history: Vec<Vec<(u32, MoveId)>> = Vec::new();
+    let mut enc = vec![0.0f32; ORACLE_CHUNK.min(cfg.width) * width_enc];
+    let mut lp = Vec::<f32>::new();
+    let mut cands: Vec<Candidate> = Vec::new();
+    let mut seen: HashSet<P::Key> = HashSet::new();
+
+    for depth in 1..=cfg.max_depth {
+        let n = beam.len();
+        lp.resize(n * moves, 0.0);
+        for start_row in (0..n).step_by(ORACLE_CHUNK) {
+            let end = (start_row + ORACLE_CHUNK).min(n);
+            let rows = end - start_row;
+            puzzle.encode_batch(&beam[start_row..end], &mut enc[..rows * width_enc]);
+            oracle.log_probs(&enc[..rows * width_enc], rows, &mut lp[start_row * moves..end * moves])?;
+        }
+        out.evaluated += n as u64;
+
+        let mut policy_entropy = 0.0;
+        for i in 0..n {
+            let p: Vec<f64> = lp[i * moves..(i + 1) * moves].iter().map(|&l| f64::from(l).exp()).collect();
+            policy_entropy += entropy(&p);
+            if depth == 1 {
+                out.start_kl_uniform = (moves as f64).ln() - entropy(&p);
+            }
+        }
+
+        cands.clear();
+        let mut best_solved: Option<Candidate> = None;
+        for (i, (s, recent)) in beam.iter().zip(&recents).enumerate() {
+            for m in 0..moves {
+                let a = inverse[m];
+                if !puzzle.is_applicable(s, a) || (cfg.prune && puzzle.is_redundant(*recent, a)) {
+                    continue;
+                }
+                let c = Candidate { score: scores[i] + f64::from(lp[i * moves + m]), parent: i as u32, action: a };
+                if pre[a as usize].as_ref() == Some(s) && best_solved.is_none_or(|b| better(&c, &b)) {
+                    best_solved = Some(c);
+                }
+                cands.push(c);
+            }
+        }
+        out.children += cands.len() as u64;
+
+        // Select the next beam.
+        if !cfg.dedup && cands.len() > cfg.width {
+            cands.select_nth_unstable_by(cfg.width - 1, order);
+            cands.truncate(cfg.width);
+        }
+        cands.sort_unstable_by(order);
+        let mut next: Vec<P::State> = Vec::with_capacity(cfg.width.min(cands.len()));
+        let mut next_scores = Vec::with_capacity(next.capacity());
+        let mut next_recents = Vec::with_capacity(next.capacity());
+        let mut links = Vec::with_capacity(next.capacity());
+        seen.clear();
+        for c in &cands {
+            if next.len() == cfg.width {
+                break;
+            }
+            let mut child = beam[c.parent as usize].clone();
+            puzzle.apply(&mut child, c.action);
+            if cfg.dedup && !seen.insert(puzzle.key(&child)) {
+                continue;
+            }
+            next.push(child);
+            next_scores.push(c.score);
+            next_recents.push(recents[c.parent as usize].push(c.action));
+            links.push((c.parent, c.action));
+        }
+        if cfg.record_beams {
+            out.beams.push(next.iter().map(|s| puzzle.key(s)).collect());
+        }
+
+        // Diagnostics of the new beam.
+        let z = log_sum_exp(&next_scores);
+        let probs: Vec<f64> = next_scores.iter().map(|&v| (v - z).exp()).collect();
+        let kl_previous = if depth == 1 {
+            f64::NAN
+        } else {
+            let zp = log_sum_exp(&scores);
+            let mut onto_parents = vec![0.0; n];
+            for (&(parent, _), &p) in links.iter().zip(&probs) {
+                onto_parents[parent as usize] += p;
+            }
+            onto_parents.iter().zip(&scores).filter(|(p, _)| **p > 0.0).map(|(&p, &s)| p * (p.ln() - (s - zp))).sum()
+        };
+        out.depths.push(DepthStats {
+            depth,
+            beam_size: next.len(),
+            candidates: cands.len(),
+            entropy: entropy(&probs),
+            max_log_prob: next_scores.first().copied().unwrap_or(f64::NEG_INFINITY),
+            mean_log_prob: next_scores.iter().sum::<f64>() / next_scores.len().max(1) as f64,
+            mean_policy_entropy: policy_entropy / n.max(1) as f64,
+            kl_previous,
+        });
+        out.nodes += next.len() as u64;
+
+        if let Some(b) = best_solved {
+            let mut path = vec![b.action];
+            let mut idx = b.parent;
+            for level in history.iter().rev() {
+                let (parent, action) = level[idx as usize];
+                path.push(action);
+                idx = parent;
+            }
+            path.reverse();
+            out.solution = Some(path);
+            out.log_prob = b.score;
+            return Ok(out);
+        }
+        if next.is_empty() {
+            break;
+        }
+        history.push(links);
+        beam = next;
+        scores = next_scores;
+        recents = next_recents;
+    }
+    Ok(out)
+}
+
+fn order(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
+    b.score.total_cmp(&a.score).then(a.parent.cmp(&b.parent)).then(a.action.cmp(&b.action))
+}
+
+fn better(a: &Candidate, b: &Candidate) -> bool {
+    order(a, b) == std::cmp::Ordering::Less
+}
