@@ -20,5 +20,6 @@ pub mod rundir;
 pub mod scramble;
 pub mod search;
 pub mod sliding;
+pub mod solve;
 pub mod statistics;
 pub mod train;

@@ -168,10 +168,14 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
 
         let mut policy_entropy = 0.0;
         for i in 0..n {
-            let p: Vec<f64> = lp[i * moves..(i + 1) * moves].iter().map(|&l| f64::from(l).exp()).collect();
-            policy_entropy += entropy(&p);
+            let h: f64 = -lp[i * moves..(i + 1) * moves]
+                .iter()
+                .map(|&l| f64::from(l).exp() * f64::from(l))
+                .filter(|x| x.is_finite())
+                .sum::<f64>();
+            policy_entropy += h;
             if depth == 1 {
-                out.start_kl_uniform = (moves as f64).ln() - entropy(&p);
+                out.start_kl_uniform = (moves as f64).ln() - h;
             }
         }
 

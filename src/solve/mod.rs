@@ -1,0 +1,356 @@
+//! `solve`: run beam search with a trained oracle over cubes, verify every
+//! solution, and write per-instance, per-depth and per-width tables and the
+//! scaling and entropy plots under `runs/<name>/solve/<label>/`.
+
+pub mod testsets;
+pub mod widths;
+
+use crate::csvlog::{Col, write_table};
+use crate::cube3::{Cube3Puzzle, Metric, notation};
+use crate::oracle::NetOracle;
+use crate::plot::{Chart, Series, Style};
+use crate::search::{BeamConfig, BeamOutcome, Oracle, beam_search};
+use crate::statistics::{pearson, quantile};
+use anyhow::{Result, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::time::Instant;
+use testsets::Instance;
+
+/// EfficientCube on DeepCubeA's 1000 cubes (T4 GPU): `(log2 width, mean
+/// QTM length, % optimal, seconds per cube, nodes)`.
+pub const EFFICIENTCUBE: [(u32, f64, f64, f64, f64); 12] = [
+    (7, 25.18, 5.7, 0.28, 2984.0),
+    (8, 24.40, 7.3, 0.49, 5630.0),
+    (9, 23.79, 10.7, 1.03, 10800.0),
+    (10, 23.30, 14.9, 2.01, 20940.0),
+    (11, 22.91, 18.8, 5.52, 40320.0),
+    (12, 22.56, 25.8, 10.7, 77610.0),
+    (13, 22.22, 33.3, 19.4, 150900.0),
+    (14, 21.97, 40.5, 31.4, 295000.0),
+    (15, 21.75, 48.1, 62.6, 566000.0),
+    (16, 21.55, 56.3, 126.0, 1102000.0),
+    (17, 21.41, 62.7, 264.0, 2168000.0),
+    (18, 21.26, 69.6, 484.0, 4181000.0),
+];
+
+/// Where the cubes come from.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// One facelet string.
+    Facelets(String),
+    /// One move sequence from solved.
+    Scramble(String),
+    /// A built-in set or a TSV file.
+    TestSet(String),
+    /// `n` cubes from 100-move random walks of a seed.
+    Random {
+        /// How many.
+        n: usize,
+        /// Seed.
+        seed: u64,
+    },
+}
+
+/// What `solve` was asked to do.
+#[derive(Clone, Debug)]
+pub struct SolveOptions {
+    /// The trained run.
+    pub run_dir: PathBuf,
+    /// A checkpoint other than the run's newest.
+    pub checkpoint: Option<PathBuf>,
+    /// The cubes.
+    pub source: Source,
+    /// Beam widths, increasing.
+    pub widths: Vec<usize>,
+    /// Depth limit.
+    pub max_depth: usize,
+    /// Deduplicate beam states.
+    pub dedup: bool,
+    /// Metric the caller expects the model to use, if stated.
+    pub metric: Option<Metric>,
+    /// Output folder name under `solve/` (default from the source).
+    pub label: Option<String>,
+    /// Replace an existing output folder.
+    pub overwrite: bool,
+    /// Draw a progress bar.
+    pub progress: bool,
+}
+
+/// One solved (or not) instance at one width.
+struct Row {
+    width: usize,
+    inst: usize,
+    out: BeamOutcome<u128>,
+    turns: Option<Vec<crate::cube3::Turn>>,
+    elapsed_s: f64,
+}
+
+/// Runs `solve`; returns the output folder.
+pub fn run(opts: &SolveOptions) -> Result<PathBuf> {
+    let mut oracle = NetOracle::load(&opts.run_dir, opts.checkpoint.as_deref())?;
+    let metric = oracle.config.metric();
+    if let Some(m) = opts.metric
+        && m != metric
+    {
+        bail!("the run's model was trained in {metric} ({} moves), but --metric {m} was given", oracle.num_moves());
+    }
+    let puzzle = Cube3Puzzle::new(metric);
+    let (instances, default_label) = match &opts.source {
+        Source::Facelets(f) => (vec![testsets::from_facelets(f)?], "facelets".to_string()),
+        Source::Scramble(s) => (vec![testsets::from_scramble(s)?], "scramble".to_string()),
+        Source::TestSet(t) => {
+            let name = std::path::Path::new(t).file_stem().map_or(t.clone(), |s| s.to_string_lossy().to_string());
+            (testsets::load(t)?, name)
+        }
+        Source::Random { n, seed } => (testsets::random(&puzzle, *n, 100, *seed)?, format!("random-{n}-seed{seed}")),
+    };
+    let dedup_tag = if opts.dedup { "" } else { "-nodedup" };
+    let label = opts.label.clone().unwrap_or_else(|| {
+        let w = match (opts.widths.first(), opts.widths.last()) {
+            (Some(a), Some(b)) if a != b => format!("w{}..{}", a.trailing_zeros(), b.trailing_zeros()),
+            (Some(a), _) => format!("w{a}"),
+            _ => String::new(),
+        };
+        format!("{default_label}-{w}{dedup_tag}")
+    });
+    let out_dir = opts.run_dir.join("solve").join(&label);
+    if out_dir.exists() && !opts.overwrite {
+        bail!(
+            "output folder {} already exists; pass --overwrite to replace it or --label to write elsewhere",
+            out_dir.display()
+        );
+    }
+    crate::rundir::prepare(&out_dir, crate::rundir::Existing::Overwrite)?;
+
+    let total = (instances.len() * opts.widths.len()) as u64;
+    let bar = if opts.progress { ProgressBar::new(total) } else { ProgressBar::hidden() };
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} solves, ETA {eta}  {msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    let mut rows = Vec::new();
+    for &width in &opts.widths {
+        let cfg = BeamConfig { width, max_depth: opts.max_depth, dedup: opts.dedup, prune: true, record_beams: false };
+        for (i, inst) in instances.iter().enumerate() {
+            let t = Instant::now();
+            let out = beam_search(&puzzle, &mut oracle, &inst.cube, &cfg)?;
+            let elapsed_s = t.elapsed().as_secs_f64();
+            let turns = match &out.solution {
+                Some(path) => {
+                    let turns: Vec<_> = path.iter().map(|&m| puzzle.turn(m)).collect();
+                    let mut check = inst.cube;
+                    check.apply_turns(&turns);
+                    if !check.is_solved() {
+                        bail!(
+                            "BUG: the solution found for {} does not solve it: {}",
+                            inst.id,
+                            notation::format(&turns)
+                        );
+                    }
+                    Some(turns)
+                }
+                None => None,
+            };
+            rows.push(Row { width, inst: i, out, turns, elapsed_s });
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    write_outputs(&out_dir, &instances, &rows, &opts.widths)?;
+    Ok(out_dir)
+}
+
+fn write_outputs(dir: &std::path::Path, instances: &[Instance], rows: &[Row], widths: &[usize]) -> Result<()> {
+    let qtm = |r: &Row| r.turns.as_ref().map(|t| notation::qtm_len(t) as u64);
+    let mean_entropy = |r: &Row| {
+        let d = &r.out.depths;
+        d.iter().map(|s| s.entropy).sum::<f64>() / d.len().max(1) as f64
+    };
+    write_table(
+        &dir.join("instances.csv"),
+        vec![
+            ("width", Col::U64(rows.iter().map(|r| r.width as u64).collect())),
+            ("id", Col::Str(rows.iter().map(|r| instances[r.inst].id.clone()).collect())),
+            ("solved", Col::Bool(rows.iter().map(|r| r.turns.is_some()).collect())),
+            (
+                "solution",
+                Col::Str(
+                    rows.iter().map(|r| r.turns.as_ref().map_or(String::new(), |t| notation::format(t))).collect(),
+                ),
+            ),
+            ("length_qtm", Col::F64(rows.iter().map(|r| qtm(r).map_or(f64::NAN, |v| v as f64)).collect())),
+            (
+                "length_htm",
+                Col::F64(
+                    rows.iter().map(|r| r.turns.as_ref().map_or(f64::NAN, |t| notation::htm_len(t) as f64)).collect(),
+                ),
+            ),
+            (
+                "optimal_qtm",
+                Col::F64(rows.iter().map(|r| instances[r.inst].optimal_qtm.map_or(f64::NAN, f64::from)).collect()),
+            ),
+            ("nodes", Col::U64(rows.iter().map(|r| r.out.nodes).collect())),
+            ("children", Col::U64(rows.iter().map(|r| r.out.children).collect())),
+            ("elapsed_ms", Col::F64(rows.iter().map(|r| r.elapsed_s * 1e3).collect())),
+            ("mean_beam_entropy", Col::F64(rows.iter().map(mean_entropy).collect())),
+            ("start_kl_uniform", Col::F64(rows.iter().map(|r| r.out.start_kl_uniform).collect())),
+        ],
+    )?;
+    let depth_rows: Vec<(&Row, &crate::search::DepthStats)> =
+        rows.iter().flat_map(|r| r.out.depths.iter().map(move |d| (r, d))).collect();
+    write_table(
+        &dir.join("depths.csv"),
+        vec![
+            ("width", Col::U64(depth_rows.iter().map(|(r, _)| r.width as u64).collect())),
+            ("id", Col::Str(depth_rows.iter().map(|(r, _)| instances[r.inst].id.clone()).collect())),
+            ("depth", Col::U64(depth_rows.iter().map(|(_, d)| d.depth as u64).collect())),
+            ("beam_size", Col::U64(depth_rows.iter().map(|(_, d)| d.beam_size as u64).collect())),
+            ("entropy", Col::F64(depth_rows.iter().map(|(_, d)| d.entropy).collect())),
+            ("max_log_prob", Col::F64(depth_rows.iter().map(|(_, d)| d.max_log_prob).collect())),
+            ("mean_log_prob", Col::F64(depth_rows.iter().map(|(_, d)| d.mean_log_prob).collect())),
+            ("mean_policy_entropy", Col::F64(depth_rows.iter().map(|(_, d)| d.mean_policy_entropy).collect())),
+            ("kl_previous", Col::F64(depth_rows.iter().map(|(_, d)| d.kl_previous).collect())),
+        ],
+    )?;
+
+    // One summary row per width.
+    let mut s: Vec<[f64; 13]> = Vec::new();
+    for &w in widths {
+        let rs: Vec<&Row> = rows.iter().filter(|r| r.width == w).collect();
+        let solved: Vec<&&Row> = rs.iter().filter(|r| r.turns.is_some()).collect();
+        let lens: Vec<f64> = solved.iter().filter_map(|r| qtm(r)).map(|v| v as f64).collect();
+        let with_opt: Vec<(f64, f64)> =
+            solved.iter().filter_map(|r| Some((qtm(r)? as f64, f64::from(instances[r.inst].optimal_qtm?)))).collect();
+        let times: Vec<f64> = rs.iter().map(|r| r.elapsed_s).collect();
+        let evaluated: u64 = rs.iter().map(|r| r.out.evaluated).sum();
+        let ent: Vec<f64> = solved.iter().map(|r| mean_entropy(r)).collect();
+        let n = rs.len().max(1) as f64;
+        let nan_if_empty = |v: f64, k: usize| if k == 0 { f64::NAN } else { v };
+        s.push([
+            w as f64,
+            (w as f64).log2(),
+            rs.len() as f64,
+            100.0 * solved.len() as f64 / n,
+            nan_if_empty(lens.iter().sum::<f64>() / lens.len().max(1) as f64, lens.len()),
+            quantile(&lens, 0.5).unwrap_or(f64::NAN),
+            nan_if_empty(
+                100.0 * with_opt.iter().filter(|(l, o)| l == o).count() as f64 / with_opt.len().max(1) as f64,
+                with_opt.len(),
+            ),
+            nan_if_empty(
+                with_opt.iter().map(|(l, o)| l - o).sum::<f64>() / with_opt.len().max(1) as f64,
+                with_opt.len(),
+            ),
+            rs.iter().map(|r| r.out.nodes as f64).sum::<f64>() / n,
+            times.iter().sum::<f64>() / n,
+            quantile(&times, 0.95).unwrap_or(f64::NAN),
+            evaluated as f64 / times.iter().sum::<f64>().max(1e-9),
+            pearson(&lens, &ent).unwrap_or(f64::NAN),
+        ]);
+    }
+    let names = [
+        "width",
+        "log2_width",
+        "instances",
+        "solved_pct",
+        "mean_length_qtm",
+        "median_length_qtm",
+        "optimal_pct",
+        "mean_excess_qtm",
+        "mean_nodes",
+        "mean_time_s",
+        "p95_time_s",
+        "states_per_s",
+        "entropy_length_pearson",
+    ];
+    let cols = |s: &[[f64; 13]]| -> Vec<(&str, Col)> {
+        names.iter().enumerate().map(|(j, &name)| (name, Col::F64(s.iter().map(|r| r[j]).collect()))).collect()
+    };
+    write_table(&dir.join("summary.csv"), cols(&s))?;
+    let mut scaling = cols(&s);
+    let pub_row = |k: f64| EFFICIENTCUBE.iter().find(|e| f64::from(e.0) == k);
+    scaling.push((
+        "efficientcube_mean_length",
+        Col::F64(s.iter().map(|r| pub_row(r[1]).map_or(f64::NAN, |e| e.1)).collect()),
+    ));
+    scaling.push((
+        "efficientcube_optimal_pct",
+        Col::F64(s.iter().map(|r| pub_row(r[1]).map_or(f64::NAN, |e| e.2)).collect()),
+    ));
+    write_table(&dir.join("scaling.csv"), scaling)?;
+
+    if instances.len() == 1 {
+        for r in rows {
+            match &r.turns {
+                Some(t) => println!(
+                    "width {}: {} ({} QTM, {} HTM; verified)",
+                    r.width,
+                    notation::format(t),
+                    notation::qtm_len(t),
+                    notation::htm_len(t)
+                ),
+                None => println!("width {}: not solved within depth {}", r.width, r.out.depths.len()),
+            }
+        }
+    }
+    for r in &s {
+        let optimal = if r[6].is_nan() { "optimal n/a".to_string() } else { format!("optimal {:.1}%", r[6]) };
+        println!(
+            "width {:>7}: solved {:.1}%, mean length {:.2} QTM, {optimal}, {:.0} nodes, {:.3} s/cube (p95 {:.3}), {:.0} states/s",
+            r[0], r[3], r[4], r[8], r[9], r[10], r[11]
+        );
+    }
+    plots(dir, rows, &s)
+}
+
+fn plots(dir: &std::path::Path, rows: &[Row], s: &[[f64; 13]]) -> Result<()> {
+    let p = dir.join("plots");
+    let ec_len: Vec<(f64, f64)> = EFFICIENTCUBE.iter().map(|e| (f64::from(e.0), e.1)).collect();
+    let ec_opt: Vec<(f64, f64)> = EFFICIENTCUBE.iter().map(|e| (f64::from(e.0), e.2)).collect();
+    Chart::new("Solution length against beam width", "log2 beam width", "mean solution length (QTM)")
+        .with(Series::new("this oracle", Style::Line, s.iter().map(|r| (r[1], r[4])).collect()))
+        .with(Series::new("EfficientCube (published)", Style::Reference, ec_len))
+        .save(&p.join("length_vs_width"))?;
+    Chart::new("Optimal solutions against beam width", "log2 beam width", "% optimal")
+        .with(Series::new("this oracle", Style::Line, s.iter().map(|r| (r[1], r[6])).collect()))
+        .with(Series::new("EfficientCube (published)", Style::Reference, ec_opt))
+        .save(&p.join("optimal_vs_width"))?;
+    Chart { log_y: true, ..Chart::new("Time per cube against beam width", "log2 beam width", "seconds per cube") }
+        .with(Series::new("mean", Style::Line, s.iter().map(|r| (r[1], r[9])).collect()))
+        .with(Series::new("p95", Style::Line, s.iter().map(|r| (r[1], r[10])).collect()))
+        .save(&p.join("time_vs_width"))?;
+    if let Some(last) = s.last() {
+        let w = last[0] as usize;
+        let pts: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.width == w)
+            .filter_map(|r| {
+                let len = notation::qtm_len(r.turns.as_ref()?) as f64;
+                let d = &r.out.depths;
+                Some((len, d.iter().map(|x| x.entropy).sum::<f64>() / d.len().max(1) as f64))
+            })
+            .collect();
+        Chart {
+            note: Some(format!("Pearson r = {:.3} over {} solved cubes (width {w})", last[12], pts.len())),
+            ..Chart::new(
+                "Mean beam entropy against solution length",
+                "solution length (QTM)",
+                "mean beam entropy (nats)",
+            )
+        }
+        .with(Series::new("", Style::Points, pts))
+        .save(&p.join("entropy_vs_length"))?;
+        let mut chart = Chart::new(format!("Beam entropy by depth (width {w})"), "depth", "beam entropy (nats)");
+        for r in rows.iter().filter(|r| r.width == w).take(12) {
+            chart.series.push(Series::new(
+                "",
+                Style::Line,
+                r.out.depths.iter().map(|d| (d.depth as f64, d.entropy)).collect(),
+            ));
+        }
+        chart.save(&p.join("entropy_vs_depth"))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,61 @@
+//! Beam widths from the command line: `--beam-width W`, `--beam-log2 K` or
+//! a sweep `--beam-log2 A..B` (inclusive). Widths are checked before any
+//! memory is allocated.
+
+use crate::search::beam::MAX_WIDTH;
+use anyhow::{Result, bail};
+
+/// Largest accepted `log2` width.
+pub const MAX_LOG2: u32 = MAX_WIDTH.trailing_zeros();
+
+/// Widths to run, in increasing order.
+pub fn parse(width: Option<usize>, log2: Option<&str>) -> Result<Vec<usize>> {
+    match (width, log2) {
+        (Some(_), Some(_)) => bail!("give either --beam-width or --beam-log2, not both"),
+        (Some(0), None) => bail!("--beam-width 0: the beam width must be at least 1"),
+        (Some(w), None) if w > MAX_WIDTH => {
+            bail!("--beam-width {w} exceeds the maximum {MAX_WIDTH} (2^{MAX_LOG2}); larger beams do not fit in memory")
+        }
+        (Some(w), None) => Ok(vec![w]),
+        (None, None) => Ok(vec![1 << 10]),
+        (None, Some(text)) => {
+            let (a, b) = match text.split_once("..") {
+                Some((a, b)) => (parse_k(a, text)?, parse_k(b, text)?),
+                None => {
+                    let k = parse_k(text, text)?;
+                    (k, k)
+                }
+            };
+            if a > b {
+                bail!("--beam-log2 {text}: the range is empty ({a} > {b}); write it as low..high");
+            }
+            Ok((a..=b).map(|k| 1usize << k).collect())
+        }
+    }
+}
+
+fn parse_k(s: &str, whole: &str) -> Result<u32> {
+    let k: u32 = s.trim().parse().map_err(|_| anyhow::anyhow!("--beam-log2 {whole}: `{s}` is not a whole number"))?;
+    if k > MAX_LOG2 {
+        bail!("--beam-log2 {whole}: 2^{k} exceeds the maximum width 2^{MAX_LOG2}; larger beams do not fit in memory");
+    }
+    Ok(k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widths_parse_and_bad_ones_are_refused() {
+        assert_eq!(parse(None, Some("7..10")).unwrap(), [128, 256, 512, 1024]);
+        assert_eq!(parse(None, Some("3")).unwrap(), [8]);
+        assert_eq!(parse(Some(100), None).unwrap(), [100]);
+        assert_eq!(parse(None, None).unwrap(), [1024]);
+        assert!(parse(Some(0), None).unwrap_err().to_string().contains("at least 1"));
+        assert!(parse(None, Some("10..7")).unwrap_err().to_string().contains("range is empty"));
+        assert!(parse(None, Some("25")).unwrap_err().to_string().contains("exceeds the maximum"));
+        assert!(parse(None, Some("x")).unwrap_err().to_string().contains("not a whole number"));
+        assert!(parse(Some(4), Some("3")).is_err());
+    }
+}

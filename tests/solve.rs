@@ -1,0 +1,156 @@
+//! `solve` end to end: a model trained here on depth <= 3 solves every cube
+//! within 3 quarter turns of solved (each solution replayed); the CLI
+//! writes every table and plot and reports unsolved cubes; bad input gets
+//! its own message and exit status 1.
+
+use cube_oracle::config::{LengthSpec, TrainConfig};
+use cube_oracle::cube3::{Cube3, Cube3Puzzle, Metric};
+use cube_oracle::oracle::NetOracle;
+use cube_oracle::puzzle::Puzzle;
+use cube_oracle::rundir::Existing;
+use cube_oracle::search::{BeamConfig, beam_search};
+use cube_oracle::train::{self, TrainOptions};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// A model trained once per test process on walks of depth 1..=3.
+fn shallow_run() -> &'static PathBuf {
+    static RUN: OnceLock<PathBuf> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let out = std::env::temp_dir().join(format!("cube-oracle-solve-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let mut cfg = TrainConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
+        cfg.run.out_dir = out.clone();
+        cfg.run.name = "shallow".into();
+        cfg.data.scramble_len = LengthSpec::Range { min: 1, max: 3 };
+        cfg.model.hidden = vec![256];
+        cfg.optim.lr = 3e-3;
+        cfg.train.steps = Some(300);
+        cfg.train.eval_every = 300;
+        cfg.train.checkpoint_every = 300;
+        cfg.train.threads = Some(1);
+        let opts = TrainOptions {
+            existing: Existing::Refuse,
+            command_line: "test".into(),
+            progress: false,
+            max_steps_this_leg: None,
+        };
+        train::run(&cfg, &opts).unwrap();
+        out.join("shallow")
+    })
+}
+
+#[test]
+fn every_cube_within_three_quarter_turns_is_solved_and_verified() {
+    let p = Cube3Puzzle::new(Metric::Qtm);
+    // All states at distance 1..=3 (BFS: 12 + 114 + 1068).
+    let mut seen: HashSet<u128> = HashSet::from([Cube3::SOLVED.key()]);
+    let mut frontier = vec![Cube3::SOLVED];
+    let mut states = Vec::new();
+    for _ in 0..3 {
+        let mut next = Vec::new();
+        for s in &frontier {
+            for m in 0..12 {
+                let mut c = *s;
+                p.apply(&mut c, m);
+                if seen.insert(c.key()) {
+                    next.push(c);
+                }
+            }
+        }
+        states.extend_from_slice(&next);
+        frontier = next;
+    }
+    assert_eq!(states.len(), 12 + 114 + 1068);
+    let mut oracle = NetOracle::load(shallow_run(), None).unwrap();
+    let cfg = BeamConfig { width: 64, max_depth: 6, dedup: true, prune: true, record_beams: false };
+    for s in &states {
+        let out = beam_search(&p, &mut oracle, s, &cfg).unwrap();
+        let path = out.solution.unwrap_or_else(|| panic!("unsolved: {s}"));
+        let mut c = *s;
+        for &m in &path {
+            p.apply(&mut c, m);
+        }
+        assert!(c.is_solved(), "solution does not replay for {s}");
+    }
+}
+
+fn solve_cli(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_solve")).args(args).output().unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).to_string(),
+        String::from_utf8_lossy(&o.stderr).to_string(),
+    )
+}
+
+#[test]
+fn cli_writes_every_file_and_reports_unsolved_cubes() {
+    let run = shallow_run().to_str().unwrap().to_string();
+    let (code, out, err) =
+        solve_cli(&["--run", &run, "--testset", "deepcubea-10", "--beam-log2", "2..3", "--max-depth", "4"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("width       4:") && out.contains("width       8:"), "{out}");
+    let dir = shallow_run().join("solve/deepcubea-10-w2..3");
+    let inst = std::fs::read_to_string(dir.join("instances.csv")).unwrap();
+    assert!(inst.starts_with("width,id,solved,solution,length_qtm,length_htm,optimal_qtm,nodes,children,elapsed_ms,mean_beam_entropy,start_kl_uniform"));
+    assert_eq!(inst.lines().count(), 1 + 2 * 10, "every instance at every width, solved or not");
+    assert!(
+        inst.lines().skip(1).all(|l| l.contains(",false,")),
+        "DeepCubeA cubes are >= 16 moves deep: none solves within depth 4"
+    );
+    for f in ["depths.csv", "summary.csv", "scaling.csv"] {
+        assert!(dir.join(f).exists(), "{f}");
+    }
+    assert!(
+        std::fs::read_to_string(dir.join("depths.csv"))
+            .unwrap()
+            .starts_with("width,id,depth,beam_size,entropy,max_log_prob,mean_log_prob,mean_policy_entropy,kl_previous")
+    );
+    for p in ["length_vs_width", "optimal_vs_width", "time_vs_width", "entropy_vs_length", "entropy_vs_depth"] {
+        assert!(
+            dir.join("plots").join(format!("{p}.png")).exists() && dir.join("plots").join(format!("{p}.svg")).exists(),
+            "{p}"
+        );
+    }
+    // A single cube prints its verified solution in both metrics.
+    let (code, out, err) = solve_cli(&["--run", &run, "--scramble", "R U F'", "--beam-width", "32"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("QTM") && out.contains("HTM; verified"), "{out}");
+    // Existing output is not clobbered.
+    let (code, _, err) = solve_cli(&["--run", &run, "--scramble", "R U F'", "--beam-width", "32"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("already exists") && err.contains("--overwrite"), "{err}");
+}
+
+#[test]
+fn cli_rejects_bad_input_with_specific_messages() {
+    let run = shallow_run().to_str().unwrap().to_string();
+    let junk = std::env::temp_dir().join(format!("cube-oracle-junk-{}.ckpt", std::process::id()));
+    std::fs::write(&junk, b"not a checkpoint").unwrap();
+    let twisted = "UUUUUUUUFURRRRRRRRFFRFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB";
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--run", &run, "--facelets", "UUU"], "exactly 54 characters, got 3"),
+        (vec!["--run", &run, "--facelets", twisted], "a corner is twisted"),
+        (vec!["--run", &run, "--scramble", "R U X"], "unknown move `X`"),
+        (vec!["--run", "no/such/run", "--scramble", "R"], "run directory no/such/run does not exist"),
+        (vec!["--run", &run, "--testset", "missing.tsv"], "neither a built-in set"),
+        (vec!["--run", &run, "--scramble", "R", "--beam-width", "0"], "at least 1"),
+        (vec!["--run", &run, "--scramble", "R", "--beam-log2", "25"], "exceeds the maximum"),
+        (vec!["--run", &run, "--scramble", "R", "--beam-log2", "10..7"], "range is empty"),
+        (vec!["--run", &run, "--scramble", "R", "--metric", "htm"], "trained in qtm"),
+        (
+            vec!["--run", &run, "--scramble", "R", "--checkpoint", junk.to_str().unwrap()],
+            "not a cube-oracle checkpoint",
+        ),
+    ];
+    for (args, expected) in cases {
+        let (code, _, err) = solve_cli(&args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: expected `{expected}` in {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    std::fs::remove_file(junk).unwrap();
+}
