@@ -1,11 +1,21 @@
-//! Search over any [`Puzzle`](crate::puzzle::Puzzle), guided by an oracle.
+//! Search over any [`Puzzle`](crate::puzzle::Puzzle): beam search guided by
+//! an oracle, and the classical searches (A*, greedy, uniform-cost, IDA*,
+//! IDS) guided by heuristics.
 //!
 //! Search code never depends on the neural-network stack: an [`Oracle`]
 //! turns a batch of encoded states into move log-probabilities, and the
 //! burn network is only one implementation of it (in `crate::oracle`).
 
 pub mod beam;
+pub mod best_first;
+pub mod heuristic;
+pub mod idastar;
 pub mod oracle;
+pub mod outcome;
 
 pub use beam::{BeamConfig, BeamOutcome, DepthStats, beam_search};
+pub use best_first::{Priority, best_first};
+pub use heuristic::{Heuristic, Zero};
+pub use idastar::ida_star;
 pub use oracle::Oracle;
+pub use outcome::{Limits, SearchOutcome, Status, effective_branching_factor};

@@ -24,6 +24,7 @@ pub mod board;
 pub mod encoding;
 pub mod error;
 pub mod goal;
+pub mod heuristics;
 pub mod moves;
 pub mod parse;
 pub mod solvability;

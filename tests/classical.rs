@@ -1,0 +1,132 @@
+//! Classical searches on the 8-puzzle against exact BFS distances: every
+//! optimal method finds the optimal cost, heuristics are admissible with
+//! the stated dominance, greedy paths replay, and limits are honoured.
+
+use cube_oracle::puzzle::{MoveId, Puzzle};
+use cube_oracle::search::{Heuristic, Limits, Priority, Status, Zero, best_first, ida_star};
+use cube_oracle::sliding::heuristics::{Manhattan, Misplaced};
+use cube_oracle::sliding::{Board, Goal, Sliding, SlidingKey};
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
+use std::collections::HashMap;
+
+fn bfs(p: &Sliding) -> (HashMap<SlidingKey, u8>, Vec<Board>) {
+    let mut dist = HashMap::new();
+    let mut all = vec![p.goal()];
+    dist.insert(p.key(&all[0]), 0u8);
+    let mut i = 0;
+    while i < all.len() {
+        let s = all[i];
+        let d = dist[&p.key(&s)];
+        for m in 0..4 {
+            if p.is_applicable(&s, m) {
+                let mut c = s;
+                p.apply(&mut c, m);
+                if let std::collections::hash_map::Entry::Vacant(e) = dist.entry(p.key(&c)) {
+                    e.insert(d + 1);
+                    all.push(c);
+                }
+            }
+        }
+        i += 1;
+    }
+    (dist, all)
+}
+
+fn replays(p: &Sliding, start: &Board, path: &[MoveId]) -> bool {
+    let mut s = *start;
+    path.iter().all(|&m| {
+        let ok = p.is_applicable(&s, m);
+        if ok {
+            p.apply(&mut s, m);
+        }
+        ok
+    }) && p.is_goal(&s)
+}
+
+#[test]
+fn every_optimal_method_finds_the_bfs_distance() {
+    let p = Sliding::new(3, Goal::BlankLast).unwrap();
+    let (dist, _) = bfs(&p);
+    let (man, mis) = (Manhattan::new(&p), Misplaced::new(&p));
+    let mut rng = ChaCha8Rng::seed_from_u64(8);
+    for _ in 0..25 {
+        let start = p.random_solvable(&mut rng);
+        let d = dist[&p.key(&start)] as usize;
+        let runs = [
+            ("A* manhattan", best_first(&p, &man, &start, Priority::AStar, Limits::default())),
+            ("A* misplaced", best_first(&p, &mis, &start, Priority::AStar, Limits::default())),
+            ("uniform-cost", best_first(&p, &Zero, &start, Priority::AStar, Limits::default())),
+            ("IDA* manhattan", ida_star(&p, &man, &start, Limits::default(), 40)),
+        ];
+        for (name, out) in &runs {
+            assert_eq!(out.status, Status::Solved, "{name}");
+            assert_eq!(out.cost(), Some(d), "{name} on {start}");
+            assert!(replays(&p, &start, &out.path), "{name}");
+            assert!(out.expanded <= out.generated);
+        }
+        // Better heuristics do less work.
+        assert!(runs[0].1.expanded <= runs[1].1.expanded && runs[1].1.expanded <= runs[2].1.expanded);
+        let greedy = best_first(&p, &man, &start, Priority::Greedy, Limits::default());
+        assert_eq!(greedy.status, Status::Solved);
+        assert!(greedy.path.len() >= d && replays(&p, &start, &greedy.path));
+    }
+    // IDS (IDA* with h = 0) on shallower instances.
+    let (_, all) = bfs(&p);
+    for start in all.iter().filter(|s| (10..=14).contains(&dist[&p.key(s)])).step_by(997).take(8) {
+        let out = ida_star(&p, &Zero, start, Limits::default(), 40);
+        assert_eq!(out.cost(), Some(dist[&p.key(start)] as usize));
+    }
+}
+
+#[test]
+fn heuristics_are_admissible_and_dominance_holds_on_every_state() {
+    for goal in [Goal::BlankLast, Goal::BlankFirst, Goal::Snail] {
+        let p = Sliding::new(3, goal).unwrap();
+        let (dist, all) = bfs(&p);
+        assert_eq!(all.len(), 181_440);
+        let (man, mis) = (Manhattan::new(&p), Misplaced::new(&p));
+        let mut strict = 0;
+        for s in &all {
+            let (h1, h2, d) = (mis.estimate(&p, s), man.estimate(&p, s), u32::from(dist[&p.key(s)]));
+            assert!(h1 <= h2 && h2 <= d, "misplaced {h1} <= manhattan {h2} <= distance {d} fails on {s}");
+            strict += usize::from(h1 < h2);
+        }
+        assert!(strict > 100_000, "Manhattan is strictly better on most states");
+    }
+}
+
+#[test]
+fn manhattan_incremental_update_matches_recomputation() {
+    let p = Sliding::new(4, Goal::BlankLast).unwrap();
+    let man = Manhattan::new(&p);
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let mut s = p.random_solvable(&mut rng);
+    for step in 0..2000u32 {
+        let m = (step.wrapping_mul(2_654_435_761) >> 7) as u8 % 4;
+        if !p.is_applicable(&s, m) {
+            continue;
+        }
+        let blank = s.blank();
+        let before = man.estimate(&p, &s) as i32;
+        let mut c = s;
+        p.apply(&mut c, m);
+        // The tile that moved went from the new blank cell to the old one.
+        assert_eq!(before + man.delta(&s, c.blank(), blank), man.estimate(&p, &c) as i32);
+        s = c;
+    }
+}
+
+#[test]
+fn limits_are_reported_as_limits_not_solutions() {
+    let p = Sliding::new(3, Goal::BlankLast).unwrap();
+    let start = p.parse_board("8 6 7 / 2 5 4 / 3 0 1").unwrap(); // 31 moves from the goal
+    let lim = Limits { max_generated: 500, ..Limits::default() };
+    for out in [best_first(&p, &Zero, &start, Priority::AStar, lim), ida_star(&p, &Zero, &start, lim, 40)] {
+        assert_eq!(out.status, Status::LimitReached);
+        assert!(out.path.is_empty() && out.cost().is_none());
+        assert!(out.generated <= 500 + 4);
+    }
+    let shallow = ida_star(&p, &Manhattan::new(&p), &start, Limits::default(), 20);
+    assert_eq!(shallow.status, Status::Exhausted, "no path within the depth bound");
+}
