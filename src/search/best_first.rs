@@ -78,7 +78,9 @@ pub fn best_first<P: Puzzle, H: Heuristic<P>>(
             out.path = path;
             break;
         }
-        if out.generated >= limits.max_generated || (out.expanded % 1024 == 0 && t.elapsed() >= limits.max_time) {
+        if out.generated >= limits.max_generated
+            || (out.expanded.is_multiple_of(1024) && t.elapsed() >= limits.max_time)
+        {
             out.status = Status::LimitReached;
             break;
         }

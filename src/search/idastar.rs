@@ -37,7 +37,7 @@ impl<P: Puzzle, H: Heuristic<P>> Ctx<'_, P, H> {
             return Step::Found;
         }
         if self.out.generated >= self.limits.max_generated
-            || (self.out.expanded % 4096 == 0 && self.start.elapsed() >= self.limits.max_time)
+            || (self.out.expanded.is_multiple_of(4096) && self.start.elapsed() >= self.limits.max_time)
         {
             return Step::Limit;
         }
