@@ -3,8 +3,8 @@
 //! the stated dominance, greedy paths replay, and limits are honoured.
 
 use cube_oracle::puzzle::{MoveId, Puzzle};
-use cube_oracle::search::{Heuristic, Limits, Priority, Status, Zero, best_first, ida_star};
-use cube_oracle::sliding::heuristics::{Manhattan, Misplaced};
+use cube_oracle::search::{DistanceTable, Heuristic, Limits, Priority, Status, Zero, best_first, ida_star, rbfs};
+use cube_oracle::sliding::heuristics::{LinearConflict, Manhattan, Misplaced};
 use cube_oracle::sliding::{Board, Goal, Sliding, SlidingKey};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
@@ -48,7 +48,7 @@ fn replays(p: &Sliding, start: &Board, path: &[MoveId]) -> bool {
 fn every_optimal_method_finds_the_bfs_distance() {
     let p = Sliding::new(3, Goal::BlankLast).unwrap();
     let (dist, _) = bfs(&p);
-    let (man, mis) = (Manhattan::new(&p), Misplaced::new(&p));
+    let (man, mis, lc) = (Manhattan::new(&p), Misplaced::new(&p), LinearConflict::new(&p));
     let mut rng = ChaCha8Rng::seed_from_u64(8);
     for _ in 0..25 {
         let start = p.random_solvable(&mut rng);
@@ -58,6 +58,8 @@ fn every_optimal_method_finds_the_bfs_distance() {
             ("A* misplaced", best_first(&p, &mis, &start, Priority::AStar, Limits::default())),
             ("uniform-cost", best_first(&p, &Zero, &start, Priority::AStar, Limits::default())),
             ("IDA* manhattan", ida_star(&p, &man, &start, Limits::default(), 40)),
+            ("RBFS manhattan", rbfs(&p, &man, &start, Limits::default(), 40)),
+            ("IDA* linear conflict", ida_star(&p, &lc, &start, Limits::default(), 40)),
         ];
         for (name, out) in &runs {
             assert_eq!(out.status, Status::Solved, "{name}");
@@ -85,14 +87,21 @@ fn heuristics_are_admissible_and_dominance_holds_on_every_state() {
         let p = Sliding::new(3, goal).unwrap();
         let (dist, all) = bfs(&p);
         assert_eq!(all.len(), 181_440);
-        let (man, mis) = (Manhattan::new(&p), Misplaced::new(&p));
-        let mut strict = 0;
+        let (man, mis, lc) = (Manhattan::new(&p), Misplaced::new(&p), LinearConflict::new(&p));
+        let (mut strict, mut lc_better) = (0, 0);
         for s in &all {
-            let (h1, h2, d) = (mis.estimate(&p, s), man.estimate(&p, s), u32::from(dist[&p.key(s)]));
-            assert!(h1 <= h2 && h2 <= d, "misplaced {h1} <= manhattan {h2} <= distance {d} fails on {s}");
+            let (h1, h2, h3, d) =
+                (mis.estimate(&p, s), man.estimate(&p, s), lc.estimate(&p, s), u32::from(dist[&p.key(s)]));
+            assert!(
+                h1 <= h2 && h2 <= h3 && h3 <= d,
+                "misplaced {h1} <= manhattan {h2} <= linear conflict {h3} <= distance {d} fails on {s}"
+            );
+            assert_eq!(h3 % 2, d % 2, "every heuristic here has the parity of the distance");
             strict += usize::from(h1 < h2);
+            lc_better += usize::from(h2 < h3);
         }
         assert!(strict > 100_000, "Manhattan is strictly better on most states");
+        assert!(lc_better > 10_000, "linear conflict improves on Manhattan on many states ({lc_better})");
     }
 }
 
@@ -129,4 +138,30 @@ fn limits_are_reported_as_limits_not_solutions() {
     }
     let shallow = ida_star(&p, &Manhattan::new(&p), &start, Limits::default(), 20);
     assert_eq!(shallow.status, Status::Exhausted, "no path within the depth bound");
+}
+
+#[test]
+fn the_bfs_table_is_the_perfect_heuristic() {
+    let p = Sliding::new(3, Goal::BlankLast).unwrap();
+    let table = DistanceTable::build(&p, 40);
+    assert!(table.is_complete());
+    assert_eq!(table.len(), 181_440);
+    assert_eq!(table.counts.len(), 32, "depths 0..=31");
+    let mut rng = ChaCha8Rng::seed_from_u64(10);
+    for _ in 0..20 {
+        let start = p.random_solvable(&mut rng);
+        let d = table.distance(&p, &start).unwrap() as u64;
+        let out = best_first(&p, &table, &start, Priority::AStar, Limits::default());
+        assert_eq!(out.cost(), Some(d as usize));
+        assert_eq!(out.expanded, d, "with h* A* expands only the solution path");
+        let ida = ida_star(&p, &table, &start, Limits::default(), 40);
+        assert_eq!(ida.expanded, d);
+    }
+    // A depth-limited table stays admissible beyond its depth.
+    let shallow = DistanceTable::build(&p, 10);
+    assert!(!shallow.is_complete());
+    for _ in 0..200 {
+        let s = p.random_solvable(&mut rng);
+        assert!(shallow.estimate(&p, &s) <= u32::from(table.distance(&p, &s).unwrap()));
+    }
 }

@@ -12,6 +12,8 @@ pub mod heuristic;
 pub mod idastar;
 pub mod oracle;
 pub mod outcome;
+pub mod rbfs;
+pub mod table;
 
 pub use beam::{BeamConfig, BeamOutcome, DepthStats, beam_search};
 pub use best_first::{Priority, best_first};
@@ -19,3 +21,5 @@ pub use heuristic::{Heuristic, Zero};
 pub use idastar::ida_star;
 pub use oracle::Oracle;
 pub use outcome::{Limits, SearchOutcome, Status, effective_branching_factor};
+pub use rbfs::rbfs;
+pub use table::DistanceTable;
