@@ -53,14 +53,7 @@ pub fn best_first<P: Puzzle, H: Heuristic<P>>(
     arena.push(Node { state: start.clone(), g: 0, parent: u32::MAX, action: 0, recent: Recent::default() });
     open.push((Reverse(f(0, h0)), Reverse(h0), Reverse(0)));
     best_g.insert(puzzle.key(start), 0);
-    let mut out = SearchOutcome {
-        status: Status::Exhausted,
-        path: Vec::new(),
-        generated: 1,
-        expanded: 0,
-        peak_nodes: 1,
-        elapsed: t.elapsed(),
-    };
+    let mut out = SearchOutcome::start();
     while let Some((_, _, Reverse(idx))) = open.pop() {
         let (g, key) = (arena[idx as usize].g, puzzle.key(&arena[idx as usize].state));
         if best_g.get(&key).is_some_and(|&b| b < g) {

@@ -78,21 +78,7 @@ pub fn ida_star<P: Puzzle, H: Heuristic<P>>(
     max_depth: u32,
 ) -> SearchOutcome {
     let t = Instant::now();
-    let mut ctx = Ctx {
-        puzzle,
-        h,
-        limits,
-        start: t,
-        path: Vec::new(),
-        out: SearchOutcome {
-            status: Status::Exhausted,
-            path: Vec::new(),
-            generated: 1,
-            expanded: 0,
-            peak_nodes: 1,
-            elapsed: t.elapsed(),
-        },
-    };
+    let mut ctx = Ctx { puzzle, h, limits, start: t, path: Vec::new(), out: SearchOutcome::start() };
     let mut s = start.clone();
     let mut threshold = h.estimate(puzzle, start);
     loop {

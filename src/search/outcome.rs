@@ -49,6 +49,19 @@ pub struct SearchOutcome {
 }
 
 impl SearchOutcome {
+    /// A search that has generated only its start node and found nothing yet.
+    #[must_use]
+    pub fn start() -> Self {
+        Self {
+            status: Status::Exhausted,
+            path: Vec::new(),
+            generated: 1,
+            expanded: 0,
+            peak_nodes: 1,
+            elapsed: Duration::ZERO,
+        }
+    }
+
     /// The solution length (when solved).
     #[must_use]
     pub fn cost(&self) -> Option<usize> {

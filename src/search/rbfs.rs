@@ -90,22 +90,7 @@ pub fn rbfs<P: Puzzle, H: Heuristic<P>>(
     max_depth: u32,
 ) -> SearchOutcome {
     let t = Instant::now();
-    let mut ctx = Ctx {
-        puzzle,
-        h,
-        limits,
-        start: t,
-        max_depth,
-        path: Vec::new(),
-        out: SearchOutcome {
-            status: Status::Exhausted,
-            path: Vec::new(),
-            generated: 1,
-            expanded: 0,
-            peak_nodes: 1,
-            elapsed: t.elapsed(),
-        },
-    };
+    let mut ctx = Ctx { puzzle, h, limits, start: t, max_depth, path: Vec::new(), out: SearchOutcome::start() };
     let f0 = h.estimate(puzzle, start);
     match ctx.rbfs(start, 0, f0, u32::MAX - 1, Recent::default()) {
         Found::Yes => {
