@@ -42,8 +42,14 @@ impl NetOracle {
             Some(p) => p.to_path_buf(),
             None => checkpoint::latest(&run_dir.join("checkpoints"))?,
         };
-        let device =
-            backend::device(config.backend.device).or_else(|_| backend::device(crate::config::DeviceKind::Cpu))?;
+        // A run trained on a GPU can still be solved by a CPU-only build.
+        let device = match backend::device(config.backend.device) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("note: {e}; evaluating the oracle on the CPU instead");
+                backend::device(crate::config::DeviceKind::Cpu)?
+            }
+        };
         let net = load_for_inference(&config, &path, &device)?.valid();
         let puzzle = crate::cube3::Cube3Puzzle::new(config.metric());
         use crate::puzzle::Puzzle;

@@ -6,40 +6,14 @@
 use cube_oracle::cube3::{Cube3, Cube3Puzzle, Metric};
 use cube_oracle::puzzle::{MoveId, Puzzle};
 use cube_oracle::scramble::{Scrambler, WalkLength};
-use cube_oracle::search::{BeamConfig, Oracle, beam_search};
+use cube_oracle::search::{BeamConfig, DistanceTable, Oracle, beam_search};
 use cube_oracle::sliding::{Goal, Sliding};
-use std::collections::HashMap;
-
-/// BFS distances from the goal up to `max_depth`.
-fn bfs<P: Puzzle>(p: &P, max_depth: u8) -> HashMap<P::Key, u8> {
-    let mut dist = HashMap::new();
-    let mut frontier = vec![p.goal()];
-    dist.insert(p.key(&frontier[0]), 0);
-    for d in 1..=max_depth {
-        let mut next = Vec::new();
-        for s in &frontier {
-            for m in 0..p.num_moves() as MoveId {
-                if !p.is_applicable(s, m) {
-                    continue;
-                }
-                let mut c = s.clone();
-                p.apply(&mut c, m);
-                if let std::collections::hash_map::Entry::Vacant(e) = dist.entry(p.key(&c)) {
-                    e.insert(d);
-                    next.push(c);
-                }
-            }
-        }
-        frontier = next;
-    }
-    dist
-}
 
 /// An oracle that knows exact distances: it gives the produced-by move `m`
 /// probability ∝ 1000 when undoing it (action m⁻¹) gets closer to the goal.
 struct DistanceOracle<'a, P: Puzzle> {
     puzzle: P,
-    dist: &'a HashMap<P::Key, u8>,
+    dist: &'a DistanceTable<P>,
     decode: fn(&P, &[f32]) -> P::State,
 }
 
@@ -52,14 +26,14 @@ impl<P: Puzzle> Oracle for DistanceOracle<'_, P> {
         let k = self.puzzle.num_moves();
         for r in 0..rows {
             let s = (self.decode)(&self.puzzle, &inputs[r * w..(r + 1) * w]);
-            let here = self.dist.get(&self.puzzle.key(&s)).copied().unwrap_or(u8::MAX);
+            let here = self.dist.distance(&self.puzzle, &s).unwrap_or(u8::MAX);
             let mut weights = vec![1.0f64; k];
             for (m, wt) in weights.iter_mut().enumerate() {
                 let a = self.puzzle.inverse(m as MoveId);
                 if self.puzzle.is_applicable(&s, a) {
                     let mut c = s.clone();
                     self.puzzle.apply(&mut c, a);
-                    if self.dist.get(&self.puzzle.key(&c)).is_some_and(|&d| d < here) {
+                    if self.dist.distance(&self.puzzle, &c).is_some_and(|d| d < here) {
                         *wt = 1000.0;
                     }
                 }
@@ -104,13 +78,13 @@ fn replay<P: Puzzle>(p: &P, start: &P::State, path: &[MoveId]) -> bool {
 #[test]
 fn distance_oracle_gives_optimal_cube_paths() {
     let p = Cube3Puzzle::new(Metric::Qtm);
-    let dist = bfs(&p, 5);
+    let dist = DistanceTable::build(&p, 5);
     let mut oracle = DistanceOracle { puzzle: p, dist: &dist, decode: |_, e| Cube3::decode_one_hot(e).unwrap() };
     let mut s = Scrambler::new(p, WalkLength::Fixed(5), true, 3, 0).unwrap();
     let mut lengths = [0usize; 6];
     for _ in 0..60 {
         let start = s.walk().last().unwrap().state;
-        let optimal = dist[&p.key(&start)] as usize;
+        let optimal = dist.distance(&p, &start).unwrap() as usize;
         let out = beam_search(&p, &mut oracle, &start, &cfg(1, 10, true)).unwrap();
         let path = out.solution.expect("solved");
         assert_eq!(path.len(), optimal, "greedy search on exact distances is optimal");
@@ -123,7 +97,7 @@ fn distance_oracle_gives_optimal_cube_paths() {
 #[test]
 fn distance_oracle_gives_optimal_8_puzzle_paths() {
     let p = Sliding::new(3, Goal::BlankLast).unwrap();
-    let dist = bfs(&p, 31);
+    let dist = DistanceTable::build(&p, 31);
     assert_eq!(dist.len(), 181_440);
     let mut oracle = DistanceOracle { puzzle: p.clone(), dist: &dist, decode: |p, e| p.decode(e).unwrap() };
     let mut rng = <rand::rngs::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(5);
@@ -131,7 +105,7 @@ fn distance_oracle_gives_optimal_8_puzzle_paths() {
         let start = p.random_solvable(&mut rng);
         let out = beam_search(&p, &mut oracle, &start, &cfg(4, 40, true)).unwrap();
         let path = out.solution.unwrap();
-        assert_eq!(path.len(), dist[&p.key(&start)] as usize);
+        assert_eq!(path.len(), dist.distance(&p, &start).unwrap() as usize);
         assert!(replay(&p, &start, &path));
     }
 }
