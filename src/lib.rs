@@ -7,6 +7,7 @@
 //! network stack; see `ARCHITECTURE.md`.
 
 pub mod backend;
+pub mod checksum;
 pub mod config;
 pub mod csvlog;
 pub mod cube3;
@@ -14,6 +15,7 @@ pub mod data;
 pub mod information;
 pub mod model;
 pub mod oracle;
+pub mod pdb;
 pub mod plot;
 pub mod puzzle;
 pub mod rundir;

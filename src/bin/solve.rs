@@ -1,23 +1,55 @@
-//! `solve --run runs/<name> …`: solve cubes with a trained oracle.
+//! `solve …`: solve cubes with a trained oracle (beam search, the default
+//! method), or cubes and sliding puzzles with a classical search
+//! (`--method astar|idastar|rbfs|ids|bfs|greedy|ucs`, or `beam` with a
+//! `--heuristic`).
 //!
 //! Thin entry point: parse arguments and dispatch to
-//! `cube_oracle::solve::run`. Errors are printed with their causes and give
-//! exit status 1.
+//! `cube_oracle::solve::run` or `cube_oracle::solve::classical::run`. Errors
+//! are printed with their causes and give exit status 1.
 
 use clap::{ArgGroup, Parser};
 use cube_oracle::cube3::Metric;
+use cube_oracle::search::Limits;
+use cube_oracle::solve::classical::{self, ClassicalOptions, Input, Method, PuzzleKind};
 use cube_oracle::solve::{self, SolveOptions, Source, widths};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Parser, Debug)]
-#[command(name = "solve", version, about = "Solve cubes by beam search with a trained oracle")]
-#[command(group(ArgGroup::new("input").required(true).args(["facelets", "scramble", "testset", "random"])))]
+#[command(
+    name = "solve",
+    version,
+    about = "Solve cubes by beam search with a trained oracle, or cubes and sliding puzzles with classical search"
+)]
+#[command(group(ArgGroup::new("input").required(true).args(["facelets", "scramble", "testset", "random", "board"])))]
 struct Args {
-    /// The trained run directory (uses its config.toml and newest checkpoint).
+    /// The trained run directory (its config.toml and newest checkpoint);
+    /// default: the shipped reference oracle, runs/reference-cube3.
     #[arg(long)]
-    run: PathBuf,
+    run: Option<PathBuf>,
+    /// Search method: beam (default), astar, idastar, rbfs, ids, bfs, greedy, ucs.
+    #[arg(long, default_value = "beam")]
+    method: String,
+    /// Puzzle for classical methods: cube3 (default), puzzle8, puzzle15, puzzle24.
+    #[arg(long, default_value = "cube3")]
+    puzzle: String,
+    /// Heuristic for classical methods, e.g. manhattan, linear-conflict, pdb-7-8, max(a,b); on the cube: pdb.
+    #[arg(long)]
+    heuristic: Option<String>,
+    /// Sliding-puzzle goal: blank-last (default), blank-first, snail, or tiles "1 2 3 / 4 5 6 / 7 8 0".
+    #[arg(long)]
+    goal: Option<String>,
+    /// One sliding-puzzle board, e.g. "2 3 0 / 1 8 6 / 5 7 4".
+    #[arg(long)]
+    board: Option<String>,
+    /// Classical methods: stop an instance after generating this many nodes.
+    #[arg(long)]
+    max_nodes: Option<u64>,
+    /// Classical methods: stop an instance after this many seconds.
+    #[arg(long)]
+    time_limit: Option<f64>,
     /// Use this checkpoint instead of the run's newest.
     #[arg(long)]
     checkpoint: Option<PathBuf>,
@@ -42,60 +74,54 @@ struct Args {
     /// Beam width as a power of two, or a sweep `A..B` (inclusive).
     #[arg(long)]
     beam_log2: Option<String>,
-    /// Depth limit; deeper instances are reported unsolved.
-    #[arg(long, default_value_t = 40)]
-    max_depth: usize,
+    /// Depth limit; deeper instances are reported unsolved (default: 40 for beam search, 200 otherwise).
+    #[arg(long)]
+    max_depth: Option<usize>,
     /// Keep duplicate states in the beam (EfficientCube's variant).
     #[arg(long)]
     no_dedup: bool,
     /// Metric the model must have been trained in (qtm or htm).
     #[arg(long)]
     metric: Option<String>,
-    /// Output folder name under runs/<name>/solve/.
+    /// Output folder name (under runs/<name>/solve/ for beam search with an oracle, runs/classical/ otherwise).
     #[arg(long)]
     label: Option<String>,
+    /// Classical methods: parent folder of the output folder.
+    #[arg(long, default_value = "runs/classical")]
+    out: PathBuf,
     /// Replace an existing output folder of the same label.
     #[arg(long)]
     overwrite: bool,
 }
 
+/// The shipped reference oracle: `runs/reference-cube3` in the working
+/// directory, else in the source tree this binary was built from.
+fn default_run() -> PathBuf {
+    let local = PathBuf::from("runs/reference-cube3");
+    if local.exists() {
+        return local;
+    }
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("runs/reference-cube3");
+    if built.exists() { built } else { local }
+}
+
+fn parse_metric(text: Option<&str>) -> anyhow::Result<Option<Metric>> {
+    Ok(match text {
+        None => None,
+        Some("qtm") => Some(Metric::Qtm),
+        Some("htm") => Some(Metric::Htm),
+        Some(other) => anyhow::bail!("--metric {other}: expected qtm or htm"),
+    })
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     let result = (|| {
-        let widths = widths::parse(args.beam_width, args.beam_log2.as_deref())?;
-        let metric = match args.metric.as_deref() {
-            None => None,
-            Some("qtm") => Some(Metric::Qtm),
-            Some("htm") => Some(Metric::Htm),
-            Some(other) => anyhow::bail!("--metric {other}: expected qtm or htm"),
-        };
-        let source = if let Some(f) = &args.facelets {
-            Source::Facelets(f.clone())
-        } else if let Some(s) = &args.scramble {
-            Source::Scramble(s.clone())
-        } else if let Some(t) = &args.testset {
-            Source::TestSet(t.clone())
-        } else {
-            match args.random {
-                Some(0) => anyhow::bail!("--random 0: give at least one cube"),
-                Some(n) => Source::Random { n, seed: args.seed },
-                None => unreachable!("clap requires one input"),
-            }
-        };
-        let single = matches!(source, Source::Facelets(_) | Source::Scramble(_));
-        let opts = SolveOptions {
-            run_dir: args.run.clone(),
-            checkpoint: args.checkpoint.clone(),
-            source,
-            widths,
-            max_depth: args.max_depth,
-            dedup: !args.no_dedup,
-            metric,
-            label: args.label.clone(),
-            overwrite: args.overwrite,
-            progress: !single && std::io::stderr().is_terminal(),
-        };
-        solve::run(&opts)
+        let method: Method = args.method.parse()?;
+        let puzzle: PuzzleKind = args.puzzle.parse()?;
+        let metric = parse_metric(args.metric.as_deref())?;
+        let oracle_beam = method == Method::Beam && puzzle == PuzzleKind::Cube3 && args.heuristic.is_none();
+        if oracle_beam { run_oracle(&args, metric) } else { run_classical(&args, method, puzzle, metric) }
     })();
     match result {
         Ok(dir) => {
@@ -107,4 +133,108 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn run_oracle(args: &Args, metric: Option<Metric>) -> anyhow::Result<PathBuf> {
+    for (given, flag) in [(args.board.is_some(), "--board"), (args.goal.is_some(), "--goal")] {
+        if given {
+            anyhow::bail!(
+                "{flag} applies to sliding puzzles; give --puzzle puzzle8, puzzle15 or puzzle24 with a --method"
+            );
+        }
+    }
+    for (given, flag) in [(args.max_nodes.is_some(), "--max-nodes"), (args.time_limit.is_some(), "--time-limit")] {
+        if given {
+            anyhow::bail!("{flag} applies to classical methods; oracle beam search is bounded by --max-depth");
+        }
+    }
+    let widths = widths::parse(args.beam_width, args.beam_log2.as_deref())?;
+    let source = if let Some(f) = &args.facelets {
+        Source::Facelets(f.clone())
+    } else if let Some(s) = &args.scramble {
+        Source::Scramble(s.clone())
+    } else if let Some(t) = &args.testset {
+        Source::TestSet(t.clone())
+    } else {
+        match args.random {
+            Some(0) => anyhow::bail!("--random 0: give at least one cube"),
+            Some(n) => Source::Random { n, seed: args.seed },
+            None => unreachable!("clap requires one input"),
+        }
+    };
+    let single = matches!(source, Source::Facelets(_) | Source::Scramble(_));
+    let opts = SolveOptions {
+        run_dir: args.run.clone().unwrap_or_else(default_run),
+        checkpoint: args.checkpoint.clone(),
+        source,
+        widths,
+        max_depth: args.max_depth.unwrap_or(40),
+        dedup: !args.no_dedup,
+        metric,
+        label: args.label.clone(),
+        overwrite: args.overwrite,
+        progress: !single && std::io::stderr().is_terminal(),
+    };
+    solve::run(&opts)
+}
+
+fn run_classical(args: &Args, method: Method, puzzle: PuzzleKind, metric: Option<Metric>) -> anyhow::Result<PathBuf> {
+    for (given, flag) in
+        [(args.run.is_some(), "--run"), (args.checkpoint.is_some(), "--checkpoint"), (args.no_dedup, "--no-dedup")]
+    {
+        if given {
+            anyhow::bail!(
+                "{flag} applies to beam search with a trained oracle (the cube, --method beam, no --heuristic)"
+            );
+        }
+    }
+    let input = if let Some(f) = &args.facelets {
+        Input::Facelets(f.clone())
+    } else if let Some(s) = &args.scramble {
+        Input::Scramble(s.clone())
+    } else if let Some(t) = &args.testset {
+        Input::TestSet(t.clone())
+    } else if let Some(b) = &args.board {
+        Input::Board(b.clone())
+    } else {
+        match args.random {
+            Some(0) => anyhow::bail!("--random 0: give at least one instance"),
+            Some(n) => Input::Random { n, seed: args.seed },
+            None => unreachable!("clap requires one input"),
+        }
+    };
+    let width = if method == Method::Beam {
+        let w = widths::parse(args.beam_width, args.beam_log2.as_deref())?;
+        if w.len() != 1 {
+            anyhow::bail!("heuristic beam search takes one width; give --beam-width W or --beam-log2 K");
+        }
+        w[0]
+    } else {
+        if args.beam_width.is_some() || args.beam_log2.is_some() {
+            anyhow::bail!("--beam-width / --beam-log2 apply to --method beam only");
+        }
+        0
+    };
+    let max_time = match args.time_limit {
+        None => Duration::MAX,
+        Some(t) if t.is_finite() && t > 0.0 => Duration::from_secs_f64(t),
+        Some(t) => anyhow::bail!("--time-limit {t}: expected a positive number of seconds"),
+    };
+    let single = matches!(input, Input::Facelets(_) | Input::Scramble(_) | Input::Board(_));
+    let opts = ClassicalOptions {
+        method,
+        puzzle,
+        heuristic: args.heuristic.clone(),
+        goal: args.goal.clone(),
+        metric: metric.unwrap_or(Metric::Qtm),
+        input,
+        limits: Limits { max_generated: args.max_nodes.unwrap_or(u64::MAX), max_time },
+        max_depth: u32::try_from(args.max_depth.unwrap_or(200)).unwrap_or(u32::MAX),
+        width,
+        out_root: args.out.clone(),
+        label: args.label.clone(),
+        overwrite: args.overwrite,
+        progress: !single && std::io::stderr().is_terminal(),
+    };
+    classical::run(&opts)
 }

@@ -1,6 +1,6 @@
 //! Search over any [`Puzzle`](crate::puzzle::Puzzle): beam search guided by
 //! an oracle, and the classical searches (A*, greedy, uniform-cost, IDA*,
-//! IDS) guided by heuristics.
+//! IDS, RBFS, BFS and heuristic beam search) guided by heuristics.
 //!
 //! Search code never depends on the neural-network stack: an [`Oracle`]
 //! turns a batch of encoded states into move log-probabilities, and the
@@ -8,7 +8,9 @@
 
 pub mod beam;
 pub mod best_first;
+pub mod breadth_first;
 pub mod heuristic;
+pub mod heuristic_beam;
 pub mod idastar;
 pub mod oracle;
 pub mod outcome;
@@ -17,7 +19,9 @@ pub mod table;
 
 pub use beam::{BeamConfig, BeamOutcome, DepthStats, beam_search};
 pub use best_first::{Priority, best_first};
+pub use breadth_first::breadth_first;
 pub use heuristic::{Heuristic, Zero};
+pub use heuristic_beam::heuristic_beam;
 pub use idastar::ida_star;
 pub use oracle::Oracle;
 pub use outcome::{Limits, SearchOutcome, Status, effective_branching_factor};

@@ -2,6 +2,9 @@
 //! solution, and write per-instance, per-depth and per-width tables and the
 //! scaling and entropy plots under `runs/<name>/solve/<label>/`.
 
+pub mod boards;
+pub mod classical;
+pub mod heuristics;
 pub mod testsets;
 pub mod widths;
 

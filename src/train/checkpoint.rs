@@ -9,6 +9,7 @@
 //! bit-flipped file is reported as such and never loaded. Files are named
 //! `step-<8 digits>.ckpt` in `checkpoints/`; the newest is the latest.
 
+use crate::checksum::fnv1a;
 use crate::rundir::write_atomic;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -77,15 +78,6 @@ pub struct Checkpoint {
     pub optimizer: Vec<u8>,
     /// Predicted move distributions on the held-out set at `snapshot_step`.
     pub snapshot: Vec<f32>,
-}
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
 }
 
 /// The file name of the checkpoint after `step` steps.

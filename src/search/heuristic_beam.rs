@@ -1,0 +1,97 @@
+//! Beam search guided by a heuristic instead of an oracle.
+//!
+//! Depth by depth, every state of the beam is expanded by every
+//! non-redundant move; children already seen at an earlier depth or in this
+//! depth's candidates are dropped (so the beam never revisits a state), and
+//! the `width` candidates with the smallest heuristic value are kept (ties
+//! broken by generation order). All states of one depth share `g`, so
+//! ordering by `h` is ordering by `f = g + h`. The search stops at the first
+//! depth that generates the goal. It is neither complete nor optimal; width
+//! 1 is hill climbing without backtracking, and an unbounded width is BFS.
+
+use super::heuristic::Heuristic;
+use super::outcome::{Limits, SearchOutcome, Status};
+use crate::puzzle::{MoveId, Puzzle, Recent};
+use std::collections::HashSet;
+use std::time::Instant;
+
+struct Node<S> {
+    state: S,
+    parent: u32,
+    action: MoveId,
+    recent: Recent,
+}
+
+/// Runs heuristic beam search of `width` from `start`, at most `max_depth`
+/// levels deep. `width` must be at least 1.
+pub fn heuristic_beam<P: Puzzle, H: Heuristic<P> + ?Sized>(
+    puzzle: &P,
+    h: &H,
+    start: &P::State,
+    width: usize,
+    limits: Limits,
+    max_depth: u32,
+) -> SearchOutcome {
+    let t = Instant::now();
+    let mut out = SearchOutcome::start();
+    if puzzle.is_goal(start) {
+        out.status = Status::Solved;
+        out.elapsed = t.elapsed();
+        return out;
+    }
+    let width = width.max(1);
+    let mut arena = vec![Node { state: start.clone(), parent: u32::MAX, action: 0, recent: Recent::default() }];
+    let mut seen: HashSet<P::Key> = HashSet::from([puzzle.key(start)]);
+    let mut beam = vec![0u32];
+    for _ in 0..max_depth {
+        let mut candidates: Vec<(u32, u32)> = Vec::new();
+        for &idx in &beam {
+            if out.generated >= limits.max_generated || t.elapsed() >= limits.max_time {
+                out.status = Status::LimitReached;
+                out.elapsed = t.elapsed();
+                return out;
+            }
+            out.expanded += 1;
+            let recent = arena[idx as usize].recent;
+            for m in 0..puzzle.num_moves() as MoveId {
+                if !puzzle.is_applicable(&arena[idx as usize].state, m) || puzzle.is_redundant(recent, m) {
+                    continue;
+                }
+                let mut child = arena[idx as usize].state.clone();
+                puzzle.apply(&mut child, m);
+                out.generated += 1;
+                if !seen.insert(puzzle.key(&child)) {
+                    continue;
+                }
+                let id = arena.len() as u32;
+                let goal = puzzle.is_goal(&child);
+                let hv = h.estimate(puzzle, &child);
+                arena.push(Node { state: child, parent: idx, action: m, recent: recent.push(m) });
+                if goal {
+                    let mut path = Vec::new();
+                    let mut i = id;
+                    while arena[i as usize].parent != u32::MAX {
+                        path.push(arena[i as usize].action);
+                        i = arena[i as usize].parent;
+                    }
+                    path.reverse();
+                    out.status = Status::Solved;
+                    out.path = path;
+                    out.peak_nodes = out.peak_nodes.max(arena.len() as u64);
+                    out.elapsed = t.elapsed();
+                    return out;
+                }
+                candidates.push((hv, id));
+            }
+        }
+        if candidates.is_empty() {
+            break;
+        }
+        candidates.sort_unstable();
+        candidates.truncate(width);
+        beam = candidates.into_iter().map(|(_, id)| id).collect();
+        out.peak_nodes = out.peak_nodes.max(arena.len() as u64);
+    }
+    out.elapsed = t.elapsed();
+    out
+}

@@ -1,0 +1,181 @@
+//! Sliding-puzzle instances to solve: built-in benchmark sets (embedded with
+//! their provenance and goals), TSV files, single boards and random boards.
+//!
+//! Each built-in set fixes its width and goal, because the published
+//! optimal lengths are relative to that goal: Korf's sets use the
+//! blank-first goal, DeepCubeA's the blank-last one. Every board is checked
+//! for solvability against the goal before any search starts.
+
+use crate::sliding::{Goal, Sliding};
+use anyhow::{Context, Result, bail};
+use rand::SeedableRng;
+use std::path::Path;
+
+/// One board to solve.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoardInstance {
+    /// Identifier within its set.
+    pub id: String,
+    /// Tiles, row-major, 0 the blank.
+    pub tiles: Vec<u8>,
+    /// Known optimal length, if any.
+    pub optimal: Option<u32>,
+}
+
+/// A set of boards of one width and goal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BoardSet {
+    /// Board width.
+    pub n: usize,
+    /// The goal the optimal lengths refer to.
+    pub goal: Goal,
+    /// The boards.
+    pub instances: Vec<BoardInstance>,
+}
+
+const KORF100: &str = include_str!("../../tests/data/puzzle15-korf100.tsv");
+const DEEPCUBEA15: &str = include_str!("../../tests/data/puzzle15-deepcubea-test-500.tsv");
+const KORF50: &str = include_str!("../../tests/data/puzzle24-korf50.tsv");
+const DEEPCUBEA24: &str = include_str!("../../tests/data/puzzle24-deepcubea-test-496.tsv");
+
+/// Built-in sets: `(name, puzzle, description with provenance)`.
+pub const BUILT_IN: [(&str, &str, &str); 6] = [
+    (
+        "korf100",
+        "puzzle15",
+        "Korf's 100 random 15-puzzles, blank-first goal, optimal mean 53.05; Korf, Artificial Intelligence 1985",
+    ),
+    ("korf100-10", "puzzle15", "the first 10 instances of `korf100`"),
+    (
+        "deepcubea15",
+        "puzzle15",
+        "DeepCubeA's 500 15-puzzle test instances, blank-last goal, optimal mean 52.022; forestagostinelli/DeepCubeA data/puzzle15/test",
+    ),
+    (
+        "korf50",
+        "puzzle24",
+        "Korf's 50 24-puzzles, blank-first goal, optimal mean 100.78; Korf & Taylor 1996, Korf & Felner 2002",
+    ),
+    ("korf50-10", "puzzle24", "the first 10 instances of `korf50`"),
+    (
+        "deepcubea24",
+        "puzzle24",
+        "DeepCubeA's 496 24-puzzle test instances, blank-last goal, optimal mean 89.41; forestagostinelli/DeepCubeA data/puzzle24/test",
+    ),
+];
+
+/// Parses a TSV set: a header row, then `id, tiles[, optimal, …]` with the
+/// tiles separated by spaces. Every board must have `n²` tiles.
+pub fn parse_tsv(text: &str, source: &str, n: usize) -> Result<Vec<BoardInstance>> {
+    let mut out = Vec::new();
+    for (k, line) in text.lines().enumerate().skip(1) {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split('\t').collect();
+        if f.len() < 2 {
+            bail!("{source} line {}: expected `id<TAB>tiles[<TAB>optimal]`", k + 1);
+        }
+        let tiles: Vec<u8> = f[1]
+            .split_whitespace()
+            .map(|t| t.parse::<u8>().with_context(|| format!("{source} line {}: tile `{t}` is not a number", k + 1)))
+            .collect::<Result<_>>()?;
+        if tiles.len() != n * n {
+            bail!("{source} line {}: {} tiles, but a {n}×{n} board has {}", k + 1, tiles.len(), n * n);
+        }
+        let optimal = match f.get(2).map(|s| s.trim()).filter(|s| !s.is_empty()) {
+            Some(s) => Some(
+                s.parse().with_context(|| format!("{source} line {}: optimal length `{s}` is not a number", k + 1))?,
+            ),
+            None => None,
+        };
+        out.push(BoardInstance { id: f[0].to_string(), tiles, optimal });
+    }
+    if out.is_empty() {
+        bail!("{source} holds no boards");
+    }
+    Ok(out)
+}
+
+/// A built-in set by name, or a TSV file (boards of width `n`, goal `goal`).
+pub fn load(name_or_path: &str, n: usize, goal: &Goal) -> Result<BoardSet> {
+    let built_in = |text: &str, name: &str, n: usize, goal: Goal, take: usize| -> Result<BoardSet> {
+        let mut instances = parse_tsv(text, &format!("built-in {name}"), n)?;
+        instances.truncate(take);
+        Ok(BoardSet { n, goal, instances })
+    };
+    let set = match name_or_path {
+        "korf100" => built_in(KORF100, "korf100", 4, Goal::BlankFirst, 100)?,
+        "korf100-10" => built_in(KORF100, "korf100", 4, Goal::BlankFirst, 10)?,
+        "deepcubea15" => built_in(DEEPCUBEA15, "deepcubea15", 4, Goal::BlankLast, 500)?,
+        "korf50" => built_in(KORF50, "korf50", 5, Goal::BlankFirst, 50)?,
+        "korf50-10" => built_in(KORF50, "korf50", 5, Goal::BlankFirst, 10)?,
+        "deepcubea24" => built_in(DEEPCUBEA24, "deepcubea24", 5, Goal::BlankLast, 496)?,
+        path => {
+            let p = Path::new(path);
+            if !p.exists() {
+                let names: Vec<&str> = BUILT_IN.iter().map(|b| b.0).collect();
+                bail!("test set `{path}` is neither a built-in set ({}) nor an existing file", names.join(", "));
+            }
+            let text = std::fs::read_to_string(p).with_context(|| format!("reading test set {path}"))?;
+            BoardSet { n, goal: goal.clone(), instances: parse_tsv(&text, path, n)? }
+        }
+    };
+    if set.n != n {
+        bail!("test set `{name_or_path}` holds {}×{} boards, but --puzzle asks for {n}×{n}", set.n, set.n);
+    }
+    Ok(set)
+}
+
+/// `count` boards drawn uniformly among those that can reach the goal.
+pub fn random(puzzle: &Sliding, count: usize, seed: u64) -> Vec<BoardInstance> {
+    let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(seed);
+    (0..count)
+        .map(|i| BoardInstance {
+            id: format!("random-{i}"),
+            tiles: puzzle.random_solvable(&mut rng).tiles().to_vec(),
+            optimal: None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mean_optimal(set: &BoardSet) -> f64 {
+        set.instances.iter().map(|i| f64::from(i.optimal.unwrap())).sum::<f64>() / set.instances.len() as f64
+    }
+
+    #[test]
+    fn built_in_sets_match_their_published_means_and_are_solvable() {
+        for (name, n, goal, count, mean) in [
+            ("korf100", 4, Goal::BlankFirst, 100, 53.05),
+            ("deepcubea15", 4, Goal::BlankLast, 500, 52.022),
+            ("korf50", 5, Goal::BlankFirst, 50, 100.78),
+            ("deepcubea24", 5, Goal::BlankLast, 496, 89.41),
+        ] {
+            let set = load(name, n, &Goal::BlankLast).unwrap();
+            assert_eq!((set.n, &set.goal, set.instances.len()), (n, &goal, count), "{name}");
+            assert!((mean_optimal(&set) - mean).abs() < 0.005, "{name}: {}", mean_optimal(&set));
+            let p = Sliding::new(n, goal).unwrap();
+            for inst in &set.instances {
+                let b = p.board(&inst.tiles).unwrap();
+                p.check_solvable(&b).unwrap();
+            }
+        }
+        assert_eq!(load("korf100-10", 4, &Goal::BlankFirst).unwrap().instances.len(), 10);
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        let e = load("korf100", 5, &Goal::BlankFirst).unwrap_err().to_string();
+        assert!(e.contains("4×4") && e.contains("5×5"), "{e}");
+        let e = load("no-such-set", 4, &Goal::BlankFirst).unwrap_err().to_string();
+        assert!(e.contains("neither a built-in set") && e.contains("korf100"), "{e}");
+        let e = format!("{:#}", parse_tsv("id\ttiles\n1\t1 2 x\n", "f.tsv", 2).unwrap_err());
+        assert!(e.contains("f.tsv line 2") && e.contains("`x`"), "{e}");
+        let e = format!("{:#}", parse_tsv("id\ttiles\n1\t1 2 3\n", "f.tsv", 2).unwrap_err());
+        assert!(e.contains("3 tiles"), "{e}");
+    }
+}
