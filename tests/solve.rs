@@ -154,3 +154,19 @@ fn cli_rejects_bad_input_with_specific_messages() {
     }
     std::fs::remove_file(junk).unwrap();
 }
+
+#[test]
+fn without_run_the_shipped_reference_oracle_solves_a_deepcubea_cube() {
+    // The first DeepCubeA test cube (optimal length known), solved with the
+    // defaults a new user gets: no --run, width 2^10.
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cube3-deepcubea-test-1000.tsv"))
+            .unwrap();
+    let facelets = text.lines().nth(1).unwrap().split('\t').nth(1).unwrap().to_string();
+    let label = format!("test-default-run-{}", std::process::id());
+    let (code, out, err) = solve_cli(&["--facelets", &facelets, "--label", &label]);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("runs/reference-cube3/solve").join(&label);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("width 1024:") && out.contains("HTM; verified"), "{out}");
+}

@@ -86,6 +86,9 @@ struct Args {
     /// Output folder name (under runs/<name>/solve/ for beam search with an oracle, runs/classical/ otherwise).
     #[arg(long)]
     label: Option<String>,
+    /// Classical methods: instances searched at once (each search uses one thread).
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
     /// Classical methods: parent folder of the output folder.
     #[arg(long, default_value = "runs/classical")]
     out: PathBuf,
@@ -232,6 +235,7 @@ fn run_classical(args: &Args, method: Method, puzzle: PuzzleKind, metric: Option
         max_depth: u32::try_from(args.max_depth.unwrap_or(200)).unwrap_or(u32::MAX),
         width,
         out_root: args.out.clone(),
+        jobs: args.jobs.max(1),
         label: args.label.clone(),
         overwrite: args.overwrite,
         progress: !single && std::io::stderr().is_terminal(),

@@ -197,6 +197,8 @@ pub struct ClassicalOptions {
     pub overwrite: bool,
     /// Draw a progress bar.
     pub progress: bool,
+    /// Instances searched at once (each search is single-threaded).
+    pub jobs: usize,
 }
 
 /// One instance to search.
@@ -245,11 +247,13 @@ pub fn search<P: Puzzle, H: Heuristic<P>>(
     }
 }
 
-/// Searches every case and verifies every solution by replaying it.
+/// Searches every case (`jobs` at a time, each single-threaded) and
+/// verifies every solution by replaying it. Rows keep the cases' order.
 ///
 /// # Errors
 /// A solution that does not reach the goal (a bug, never a result).
-pub fn run_cases<P: Puzzle, H: Heuristic<P>>(
+#[allow(clippy::too_many_arguments)]
+pub fn run_cases<P: Puzzle, H: Heuristic<P> + Sync>(
     puzzle: &P,
     h: &H,
     method: Method,
@@ -257,10 +261,10 @@ pub fn run_cases<P: Puzzle, H: Heuristic<P>>(
     limits: Limits,
     max_depth: u32,
     width: usize,
+    jobs: usize,
     bar: &ProgressBar,
 ) -> Result<Vec<Row>> {
-    let mut rows = Vec::with_capacity(cases.len());
-    for case in cases {
+    let one = |case: &Case<P::State>| -> Result<Row> {
         let outcome = search(puzzle, h, method, &case.state, limits, max_depth, width);
         let mut names = Vec::new();
         if outcome.status == Status::Solved {
@@ -281,10 +285,17 @@ pub fn run_cases<P: Puzzle, H: Heuristic<P>>(
                 );
             }
         }
-        rows.push(Row { id: case.id.clone(), outcome, solution: names.join(" "), optimal: case.optimal });
         bar.inc(1);
+        Ok(Row { id: case.id.clone(), outcome, solution: names.join(" "), optimal: case.optimal })
+    };
+    if jobs <= 1 {
+        return cases.iter().map(one).collect();
     }
-    Ok(rows)
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build()?;
+    pool.install(|| {
+        use rayon::prelude::*;
+        cases.par_iter().with_max_len(1).map(one).collect()
+    })
 }
 
 fn sliding_cases(opts: &ClassicalOptions, n: usize) -> Result<(Sliding, Vec<Case<crate::sliding::Board>>, String)> {
@@ -373,7 +384,17 @@ fn run_cube(
     let spec = if opts.method.uses_heuristic() { spec } else { "zero" };
     match spec {
         "zero" => {
-            let rows = run_cases(&puzzle, &Zero, opts.method, &cases, opts.limits, opts.max_depth, opts.width, bar)?;
+            let rows = run_cases(
+                &puzzle,
+                &Zero,
+                opts.method,
+                &cases,
+                opts.limits,
+                opts.max_depth,
+                opts.width,
+                opts.jobs,
+                bar,
+            )?;
             Ok((rows, "zero".into()))
         }
         other => bail!(
@@ -423,6 +444,7 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf> {
                 opts.limits,
                 opts.max_depth,
                 opts.width,
+                opts.jobs,
                 &bar,
             )?;
             bar.finish_and_clear();

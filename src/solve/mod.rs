@@ -89,6 +89,13 @@ struct Row {
     elapsed_s: f64,
 }
 
+/// A short tag naming one cube state (12 hex digits of a hash of its key),
+/// so that single-cube solves of different cubes get different folders.
+fn cube_tag(cube: &crate::cube3::Cube3) -> String {
+    let h = crate::checksum::fnv1a(&cube.key().to_le_bytes());
+    format!("{:012x}", h & 0xffff_ffff_ffff)
+}
+
 /// Runs `solve`; returns the output folder.
 pub fn run(opts: &SolveOptions) -> Result<PathBuf> {
     let mut oracle = NetOracle::load(&opts.run_dir, opts.checkpoint.as_deref())?;
@@ -100,8 +107,16 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf> {
     }
     let puzzle = Cube3Puzzle::new(metric);
     let (instances, default_label) = match &opts.source {
-        Source::Facelets(f) => (vec![testsets::from_facelets(f)?], "facelets".to_string()),
-        Source::Scramble(s) => (vec![testsets::from_scramble(s)?], "scramble".to_string()),
+        Source::Facelets(f) => {
+            let inst = testsets::from_facelets(f)?;
+            let label = format!("facelets-{}", cube_tag(&inst.cube));
+            (vec![inst], label)
+        }
+        Source::Scramble(s) => {
+            let inst = testsets::from_scramble(s)?;
+            let label = format!("scramble-{}", cube_tag(&inst.cube));
+            (vec![inst], label)
+        }
         Source::TestSet(t) => {
             let name = std::path::Path::new(t).file_stem().map_or(t.clone(), |s| s.to_string_lossy().to_string());
             (testsets::load(t)?, name)
