@@ -87,6 +87,8 @@ impl<P: Puzzle, H: Heuristic<P>> Ctx<'_, P, H> {
             };
             self.out.generated += pending;
             pending = 0;
+            // The child sits at depth g + 1: g + 2 nodes on the stack.
+            self.out.peak_nodes = self.out.peak_nodes.max(u64::from(g) + 2);
             self.path.push(m);
             match self.dfs(s, g + 1, hc, threshold, recent.push(m)) {
                 Step::Found => return Step::Found,
@@ -102,7 +104,6 @@ impl<P: Puzzle, H: Heuristic<P>> Ctx<'_, P, H> {
         }
         self.out.generated += pending;
         if any {
-            // The deepest generated child sits at depth g + 1: g + 2 nodes on the stack.
             self.out.peak_nodes = self.out.peak_nodes.max(u64::from(g) + 2);
         }
         Step::Next(next)

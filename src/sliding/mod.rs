@@ -27,6 +27,7 @@ pub mod goal;
 pub mod heuristics;
 pub mod moves;
 pub mod parse;
+pub mod pdb;
 pub mod solvability;
 
 pub use board::{Board, SlidingKey};
@@ -117,6 +118,7 @@ impl Puzzle for Sliding {
         }
     }
 
+    #[inline]
     fn num_moves(&self) -> usize {
         moves::NUM_MOVES
     }
@@ -127,6 +129,7 @@ impl Puzzle for Sliding {
         MOVE_NAMES.get(usize::from(m)).copied().unwrap_or("?")
     }
 
+    #[inline]
     fn inverse(&self, m: MoveId) -> MoveId {
         moves::inverse(m)
     }
@@ -135,6 +138,7 @@ impl Puzzle for Sliding {
         self.goal
     }
 
+    #[inline]
     fn is_goal(&self, s: &Board) -> bool {
         *s == self.goal
     }

@@ -51,15 +51,13 @@ pub(crate) fn applicability(n: usize) -> [u8; MAX_CELLS] {
 }
 
 /// Slides the blank of `board` (width `n`) in direction `m`, in place.
+/// Branch-free: the step is `n` for `U`/`D` and 1 for `L`/`R`, subtracted
+/// for `U`/`L` (even ids) and added for `D`/`R` (odd ids).
 #[inline]
 pub(crate) fn slide(board: &mut Board, n: usize, m: MoveId) {
     let blank = board.blank();
-    let target = match m {
-        UP => blank.wrapping_sub(n),
-        DOWN => blank + n,
-        LEFT => blank.wrapping_sub(1),
-        _ => blank + 1,
-    };
+    let step = if m < LEFT { n } else { 1 };
+    let target = if m & 1 == 0 { blank.wrapping_sub(step) } else { blank + step };
     board.tiles[blank] = board.tiles[target];
     board.tiles[target] = 0;
     board.blank = target as u8;

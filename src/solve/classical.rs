@@ -12,7 +12,7 @@
 //! `summary.csv` (one row), with EBF and nodes per second.
 
 use super::boards::{self, BoardInstance};
-use super::heuristics::{DynHeuristic, sliding_heuristic};
+use super::heuristics::sliding_heuristic;
 use super::testsets;
 use crate::csvlog::{Col, write_table};
 use crate::cube3::{Cube3Puzzle, Metric};
@@ -436,17 +436,8 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf> {
             };
             check_heuristic(opts.method, h.as_ref())?;
             let bar = progress(opts.progress, cases.len());
-            let rows = run_cases(
-                &puzzle,
-                &DynHeuristic(h.as_ref()),
-                opts.method,
-                &cases,
-                opts.limits,
-                opts.max_depth,
-                opts.width,
-                opts.jobs,
-                &bar,
-            )?;
+            let rows =
+                run_cases(&puzzle, &h, opts.method, &cases, opts.limits, opts.max_depth, opts.width, opts.jobs, &bar)?;
             bar.finish_and_clear();
             (rows, label, puzzle.name(), h.name())
         }

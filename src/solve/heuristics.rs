@@ -1,48 +1,37 @@
 //! Heuristics by name, as `solve --heuristic` spells them.
 //!
-//! A name resolves to a boxed [`Heuristic`] for the chosen puzzle:
-//! `zero`, `misplaced`, `manhattan`, `linear-conflict` and the others of
-//! [`crate::sliding::heuristics`], the additive pattern databases `pdb-…`,
-//! and `max(a,b,…)` of any of them. [`DynHeuristic`] lets the generic
-//! searches run with a heuristic chosen at run time.
+//! A name resolves to a boxed [`Heuristic`] for the chosen puzzle: `zero`,
+//! `misplaced`, `manhattan`, `linear-conflict`, `linear-conflict+corner`,
+//! `gaschnig`, `xy` (see [`crate::sliding::heuristics`]), the additive
+//! pattern databases `pdb-5-5-5`, `pdb-6-6-3`, `pdb-7-8`, `pdb-6-6-6-6`
+//! (append `+r` for the max with the reflected lookup; see
+//! [`crate::sliding::pdb`]), the pointwise maximum `max(a,b,…)` of any of
+//! them, and the weighted `K*name` (not admissible for `K > 1`). Boxed
+//! heuristics are heuristics themselves, so the generic searches take them
+//! as they are.
 
-use crate::puzzle::{MoveId, Puzzle};
+use crate::puzzle::Puzzle;
+use crate::search::heuristic::MaxOf;
 use crate::search::{Heuristic, Zero};
 use crate::sliding::Sliding;
-use crate::sliding::heuristics::{LinearConflict, Manhattan, Misplaced};
+use crate::sliding::heuristics::{Gaschnig, LinearConflict, LinearConflictCorner, Manhattan, Misplaced, XY};
+use crate::sliding::pdb::{AdditivePdb, partitions_for};
 use anyhow::{Result, bail};
 use std::path::Path;
 
-/// A heuristic chosen at run time, behind a reference.
-pub struct DynHeuristic<'a, P: Puzzle>(pub &'a (dyn Heuristic<P> + Send + Sync));
-
-impl<P: Puzzle> Heuristic<P> for DynHeuristic<'_, P> {
-    #[inline]
-    fn estimate(&self, puzzle: &P, s: &P::State) -> u32 {
-        self.0.estimate(puzzle, s)
-    }
-    #[inline]
-    fn estimate_child(&self, puzzle: &P, child: &P::State, m: MoveId, parent_h: u32) -> u32 {
-        self.0.estimate_child(puzzle, child, m, parent_h)
-    }
-    fn name(&self) -> String {
-        self.0.name()
-    }
-    fn admissible(&self) -> bool {
-        self.0.admissible()
-    }
-}
+/// A heuristic chosen at run time.
+pub type BoxedHeuristic<P> = Box<dyn Heuristic<P> + Send + Sync>;
 
 /// `k` times another heuristic: the weighted heuristic of weighted A*,
 /// not admissible for `k > 1` (optimal methods refuse it).
-pub struct Scaled<H> {
+pub struct Scaled<P: Puzzle> {
     /// The weight.
     pub k: u32,
     /// The heuristic weighted.
-    pub inner: H,
+    pub inner: BoxedHeuristic<P>,
 }
 
-impl<P: Puzzle, H: Heuristic<P>> Heuristic<P> for Scaled<H> {
+impl<P: Puzzle> Heuristic<P> for Scaled<P> {
     fn estimate(&self, puzzle: &P, s: &P::State) -> u32 {
         self.k * self.inner.estimate(puzzle, s)
     }
@@ -54,51 +43,102 @@ impl<P: Puzzle, H: Heuristic<P>> Heuristic<P> for Scaled<H> {
     }
 }
 
-/// An owned boxed heuristic (so boxes can be nested in combinators).
-pub struct BoxedHeuristic<P: Puzzle>(pub Box<dyn Heuristic<P> + Send + Sync>);
-
-impl<P: Puzzle> Heuristic<P> for BoxedHeuristic<P> {
-    #[inline]
-    fn estimate(&self, puzzle: &P, s: &P::State) -> u32 {
-        self.0.estimate(puzzle, s)
-    }
-    #[inline]
-    fn estimate_child(&self, puzzle: &P, child: &P::State, m: MoveId, parent_h: u32) -> u32 {
-        self.0.estimate_child(puzzle, child, m, parent_h)
-    }
-    fn name(&self) -> String {
-        self.0.name()
-    }
-    fn admissible(&self) -> bool {
-        self.0.admissible()
-    }
-}
-
 /// Names `solve --heuristic` accepts for sliding puzzles.
-pub const SLIDING_NAMES: &str = "zero, misplaced, manhattan, linear-conflict, K*NAME (weighted, K an integer)";
+pub const SLIDING_NAMES: &str = "zero, misplaced, manhattan, linear-conflict, linear-conflict+corner, gaschnig, xy, \
+     pdb-<partition>[+r], max(a,b,...), K*name";
+
+/// Splits `a,b(c,d),e` at the commas outside parentheses.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let (mut depth, mut start, mut parts) = (0i32, 0usize, Vec::new());
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
 
 /// The sliding-puzzle heuristic called `spec` for puzzle `p`; pattern
 /// databases are loaded from (or built into) `cache`.
 ///
 /// # Errors
-/// An unknown name (the message lists the known ones).
-pub fn sliding_heuristic(
-    p: &Sliding,
-    spec: &str,
-    cache: Option<&Path>,
-) -> Result<Box<dyn Heuristic<Sliding> + Send + Sync>> {
+/// An unknown name (the message lists the known ones), a malformed
+/// `max(…)` or weight, a partition that does not fit the board, or a
+/// reflected lookup for a goal that is not symmetric.
+pub fn sliding_heuristic(p: &Sliding, spec: &str, cache: Option<&Path>) -> Result<BoxedHeuristic<Sliding>> {
     let name = spec.trim().to_ascii_lowercase();
+    if let Some(inner) = name.strip_prefix("max(") {
+        let Some(inner) = inner.strip_suffix(')') else { bail!("--heuristic {spec}: `max(` has no closing `)`") };
+        let parts = split_top_level(inner);
+        if parts.iter().any(|s| s.trim().is_empty()) {
+            bail!("--heuristic {spec}: max() needs a comma-separated list of heuristics");
+        }
+        let parts = parts.into_iter().map(|s| sliding_heuristic(p, s, cache)).collect::<Result<Vec<_>>>()?;
+        return Ok(Box::new(MaxOf::new(parts)));
+    }
     if let Some((k, rest)) = name.split_once('*') {
         let k: u32 =
             k.trim().parse().map_err(|_| anyhow::anyhow!("--heuristic {spec}: weight `{k}` is not a whole number"))?;
-        let inner = sliding_heuristic(p, rest, cache)?;
-        return Ok(Box::new(Scaled { k, inner: BoxedHeuristic(inner) }));
+        return Ok(Box::new(Scaled { k, inner: sliding_heuristic(p, rest, cache)? }));
+    }
+    if let Some(partition) = name.strip_prefix("pdb-") {
+        let (partition, reflect) = match partition.strip_suffix("+r") {
+            Some(base) => (base, true),
+            None => (partition, false),
+        };
+        if !partitions_for(p).contains(&partition) {
+            bail!(
+                "--heuristic {spec}: no partition `{partition}` for {}; known: {}",
+                p.name(),
+                partitions_for(p).iter().map(|s| format!("pdb-{s}")).collect::<Vec<_>>().join(", ")
+            );
+        }
+        return Ok(Box::new(AdditivePdb::new(p, partition, reflect, cache)?));
     }
     Ok(match name.as_str() {
         "zero" => Box::new(Zero),
         "misplaced" | "h1" => Box::new(Misplaced::new(p)),
         "manhattan" | "h2" => Box::new(Manhattan::new(p)),
         "linear-conflict" | "lc" => Box::new(LinearConflict::new(p)),
+        "linear-conflict+corner" | "corner" | "lc+corner" => Box::new(LinearConflictCorner::new(p)),
+        "gaschnig" => Box::new(Gaschnig::new(p)),
+        "xy" | "x-y" => match XY::new(p) {
+            Some(h) => Box::new(h),
+            None => bail!(
+                "--heuristic {spec}: the X-Y heuristic's tables are built for boards up to {n}×{n} only",
+                n = XY::MAX_N
+            ),
+        },
         _ => bail!("--heuristic {spec}: unknown heuristic for {}; expected one of {SLIDING_NAMES}", p.name()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sliding::Goal;
+
+    #[test]
+    fn names_resolve_and_combinators_compose() {
+        let p = Sliding::new(3, Goal::BlankLast).unwrap();
+        let b = p.parse_board("8 7 6 / 5 4 3 / 2 1 0").unwrap();
+        let h = sliding_heuristic(&p, "max(misplaced, 2*manhattan, max(gaschnig,zero))", None).unwrap();
+        assert_eq!(h.name(), "max(misplaced,2*manhattan,max(gaschnig,zero))");
+        assert!(!h.admissible(), "a weight above 1 makes the max inadmissible");
+        let manhattan = Manhattan::new(&p).estimate(&p, &b);
+        assert_eq!(h.estimate(&p, &b), 2 * manhattan);
+        assert!(sliding_heuristic(&p, "max(manhattan,linear-conflict)", None).unwrap().admissible());
+        for bad in ["max(manhattan", "max()", "3x*manhattan", "nope"] {
+            assert!(sliding_heuristic(&p, bad, None).is_err(), "{bad}");
+        }
+        let e = sliding_heuristic(&p, "pdb-7-8", None).err().unwrap().to_string();
+        assert!(e.contains("no partition `7-8` for puzzle8"), "{e}");
+    }
 }
