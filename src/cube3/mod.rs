@@ -6,9 +6,11 @@
 //! [`geometry`] and applied with one AVX-512 byte shuffle where available
 //! ([`permute`]). [`Cube3Puzzle`] exposes either metric's move set.
 
+pub mod coord;
 pub mod cubies;
 pub mod facelets;
 pub mod geometry;
+pub mod korf;
 pub mod notation;
 pub mod permute;
 pub mod state;

@@ -15,6 +15,8 @@ use super::boards::{self, BoardInstance};
 use super::heuristics::sliding_heuristic;
 use super::testsets;
 use crate::csvlog::{Col, write_table};
+use crate::cube3::coord::Coords;
+use crate::cube3::korf::KorfSolver;
 use crate::cube3::{Cube3Puzzle, Metric};
 use crate::puzzle::Puzzle;
 use crate::search::{
@@ -364,26 +366,25 @@ fn cube_cases(opts: &ClassicalOptions) -> Result<(Vec<testsets::Instance>, Strin
 }
 
 /// Runs the cube instances. Blind methods and `zero` search the sticker
-/// cube directly; the pattern-database heuristic runs on the coordinate cube.
+/// cube directly. `pdb` is Korf's heuristic (corner and two 6-edge pattern
+/// databases) on the coordinate cube: with `idastar` it runs Korf's
+/// cube-specific solver (parallel over the first move, stronger pruning);
+/// `pdb-generic` runs the generic single-threaded searches with the same
+/// tables. Every solution is replayed on the sticker cube as well.
 fn run_cube(
     opts: &ClassicalOptions,
     spec: &str,
-    _cache: Option<&std::path::Path>,
+    cache: Option<&std::path::Path>,
     instances: &[testsets::Instance],
     bar: &ProgressBar,
 ) -> Result<(Vec<Row>, String)> {
     let puzzle = Cube3Puzzle::new(opts.metric);
-    let cases: Vec<Case<crate::cube3::Cube3>> = instances
-        .iter()
-        .map(|i| Case {
-            id: i.id.clone(),
-            state: i.cube,
-            optimal: i.optimal_qtm.filter(|_| opts.metric == Metric::Qtm),
-        })
-        .collect();
-    let spec = if opts.method.uses_heuristic() { spec } else { "zero" };
-    match spec {
+    let optimal = |i: &testsets::Instance| i.optimal_qtm.filter(|_| opts.metric == Metric::Qtm);
+    let spec = if opts.method.uses_heuristic() { spec.trim().to_ascii_lowercase() } else { "zero".into() };
+    let (rows, name) = match spec.as_str() {
         "zero" => {
+            let cases: Vec<Case<crate::cube3::Cube3>> =
+                instances.iter().map(|i| Case { id: i.id.clone(), state: i.cube, optimal: optimal(i) }).collect();
             let rows = run_cases(
                 &puzzle,
                 &Zero,
@@ -395,15 +396,59 @@ fn run_cube(
                 opts.jobs,
                 bar,
             )?;
-            Ok((rows, "zero".into()))
+            (rows, "zero".to_string())
+        }
+        "pdb" | "korf" | "pdb-generic" => {
+            let solver = KorfSolver::load_or_build(opts.metric, cache)?;
+            let kp = &solver.puzzle;
+            if opts.method == Method::IdaStar && spec != "pdb-generic" {
+                let mut rows = Vec::with_capacity(instances.len());
+                for i in instances {
+                    let outcome = solver.solve(&i.cube, opts.limits);
+                    let solution = kp.turns(&outcome.path).iter().map(ToString::to_string).collect::<Vec<_>>();
+                    rows.push(Row { id: i.id.clone(), outcome, solution: solution.join(" "), optimal: optimal(i) });
+                    bar.inc(1);
+                }
+                (rows, "pdb".to_string())
+            } else {
+                check_heuristic(opts.method, &solver.pdbs)?;
+                let cases: Vec<Case<Coords>> = instances
+                    .iter()
+                    .map(|i| Case { id: i.id.clone(), state: kp.from_cube3(&i.cube), optimal: optimal(i) })
+                    .collect();
+                let rows = run_cases(
+                    kp,
+                    &solver.pdbs,
+                    opts.method,
+                    &cases,
+                    opts.limits,
+                    opts.max_depth,
+                    opts.width,
+                    opts.jobs,
+                    bar,
+                )?;
+                (rows, if spec == "pdb-generic" { "pdb-generic".to_string() } else { "pdb".to_string() })
+            }
         }
         other => bail!(
-            "--heuristic {other}: unknown cube heuristic; expected pdb (Korf's corner + two 6-edge pattern databases) or zero"
+            "--heuristic {other}: unknown cube heuristic; expected pdb (Korf's corner + two 6-edge pattern databases; \
+             with idastar, Korf's parallel solver), pdb-generic (the same tables with the generic searches) or zero"
         ),
+    };
+    // Replay every solution on the sticker cube, whatever representation searched it.
+    for (r, i) in rows.iter().zip(instances) {
+        if r.outcome.status == Status::Solved {
+            let mut c = i.cube;
+            c.apply_turns(&r.outcome.path.iter().map(|&m| puzzle.turn(m)).collect::<Vec<_>>());
+            if !c.is_solved() {
+                bail!("BUG: the {} solution for {} does not solve the cube: {}", opts.method.name(), i.id, r.solution);
+            }
+        }
     }
+    Ok((rows, name))
 }
 
-fn check_heuristic<P: Puzzle>(method: Method, h: &dyn Heuristic<P>) -> Result<()> {
+fn check_heuristic<P: Puzzle, H: Heuristic<P> + ?Sized>(method: Method, h: &H) -> Result<()> {
     if method.needs_admissible() && !h.admissible() {
         bail!(
             "heuristic `{}` is not admissible, so {} could return a non-optimal path as optimal; use an admissible heuristic, or --method greedy or beam",
