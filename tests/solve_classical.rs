@@ -244,3 +244,29 @@ fn bad_requests_are_refused_before_search() {
     assert!(!out.exists() || std::fs::read_dir(&out).unwrap().next().is_none(), "refused requests write nothing");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn distance_table_reproduces_the_published_eight_puzzle_distribution() {
+    let out = out_root("table");
+    let (code, stdout, err) = solve(&["--distance-table", "--puzzle", "puzzle8"], &out);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("181440 states (complete), maximum distance 31"), "{stdout}");
+    let dir = out.join("puzzle8-distances");
+    let ours: Vec<String> = column(&dir.join("distances.csv"), "states");
+    let published: Vec<String> = include_str!("data/puzzle8-distance-counts.tsv")
+        .lines()
+        .skip(1)
+        .filter(|l| l.starts_with("blank-last\t"))
+        .map(|l| l.split('\t').nth(2).unwrap().to_string())
+        .collect();
+    assert_eq!(ours, published);
+    assert!(dir.join("plots/distances.png").exists() && dir.join("plots/distances.svg").exists());
+    // The cube needs a bound, and the bound is checked before any memory is used.
+    let (code, _, err) = solve(&["--distance-table", "--puzzle", "cube3", "--max-depth", "12"], &out);
+    assert_eq!(code, 1);
+    assert!(err.contains("at most 7"), "{err}");
+    let (code, stdout, err) = solve(&["--distance-table", "--puzzle", "cube3", "--max-depth", "3"], &out);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.contains("counts by distance: 1 12 114 1068"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&out);
+}

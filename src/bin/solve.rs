@@ -11,6 +11,7 @@ use clap::{ArgGroup, Parser};
 use cube_oracle::cube3::Metric;
 use cube_oracle::search::Limits;
 use cube_oracle::solve::classical::{self, ClassicalOptions, Input, Method, PuzzleKind};
+use cube_oracle::solve::distances::{self, TableOptions};
 use cube_oracle::solve::{self, SolveOptions, Source, widths};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -23,7 +24,7 @@ use std::time::Duration;
     version,
     about = "Solve cubes by beam search with a trained oracle, or cubes and sliding puzzles with classical search"
 )]
-#[command(group(ArgGroup::new("input").required(true).args(["facelets", "scramble", "testset", "random", "board"])))]
+#[command(group(ArgGroup::new("input").required(true).args(["facelets", "scramble", "testset", "random", "board", "distance_table"])))]
 struct Args {
     /// The trained run directory (its config.toml and newest checkpoint);
     /// default: the shipped reference oracle, runs/reference-cube3.
@@ -41,6 +42,9 @@ struct Args {
     /// Sliding-puzzle goal: blank-last (default), blank-first, snail, or tiles "1 2 3 / 4 5 6 / 7 8 0".
     #[arg(long)]
     goal: Option<String>,
+    /// Instead of solving: BFS from the goal of --puzzle, writing the distance distribution (CSV + histogram).
+    #[arg(long)]
+    distance_table: bool,
     /// One sliding-puzzle board, e.g. "2 3 0 / 1 8 6 / 5 7 4".
     #[arg(long)]
     board: Option<String>,
@@ -123,6 +127,18 @@ fn main() -> ExitCode {
         let method: Method = args.method.parse()?;
         let puzzle: PuzzleKind = args.puzzle.parse()?;
         let metric = parse_metric(args.metric.as_deref())?;
+        if args.distance_table {
+            let opts = TableOptions {
+                puzzle,
+                goal: args.goal.clone(),
+                metric: metric.unwrap_or(Metric::Qtm),
+                max_depth: args.max_depth.map(|d| u32::try_from(d).unwrap_or(u32::MAX)),
+                out_root: args.out.clone(),
+                label: args.label.clone(),
+                overwrite: args.overwrite,
+            };
+            return Ok(distances::run(&opts)?.0);
+        }
         let oracle_beam = method == Method::Beam && puzzle == PuzzleKind::Cube3 && args.heuristic.is_none();
         if oracle_beam { run_oracle(&args, metric) } else { run_classical(&args, method, puzzle, metric) }
     })();

@@ -4,6 +4,7 @@
 
 pub mod boards;
 pub mod classical;
+pub mod distances;
 pub mod heuristics;
 pub mod testsets;
 pub mod widths;
