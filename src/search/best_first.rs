@@ -10,7 +10,7 @@
 //! makes A* optimal.
 
 use super::heuristic::Heuristic;
-use super::outcome::{Limits, SearchOutcome, Status};
+use super::outcome::{Limits, SearchOutcome, Status, trace_path};
 use crate::puzzle::{MoveId, Puzzle, Recent};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -60,15 +60,8 @@ pub fn best_first<P: Puzzle, H: Heuristic<P>>(
             continue; // stale entry: a shorter path to this state was found
         }
         if puzzle.is_goal(&arena[idx as usize].state) {
-            let mut path = Vec::new();
-            let mut i = idx;
-            while arena[i as usize].parent != u32::MAX {
-                path.push(arena[i as usize].action);
-                i = arena[i as usize].parent;
-            }
-            path.reverse();
             out.status = Status::Solved;
-            out.path = path;
+            out.path = trace_path(idx, |j| (arena[j as usize].parent, arena[j as usize].action));
             break;
         }
         if out.generated >= limits.max_generated

@@ -8,7 +8,7 @@
 //! Memory grows with the frontier, so BFS is only practical for shallow
 //! instances; node and time limits stop it honestly.
 
-use super::outcome::{Limits, SearchOutcome, Status};
+use super::outcome::{Limits, SearchOutcome, Status, trace_path};
 use crate::puzzle::{MoveId, Puzzle, Recent};
 use std::collections::{HashSet, VecDeque};
 use std::time::Instant;
@@ -21,14 +21,8 @@ struct Node<S> {
     recent: Recent,
 }
 
-fn path_to<S>(arena: &[Node<S>], mut i: u32) -> Vec<MoveId> {
-    let mut path = Vec::new();
-    while arena[i as usize].parent != u32::MAX {
-        path.push(arena[i as usize].action);
-        i = arena[i as usize].parent;
-    }
-    path.reverse();
-    path
+fn path_to<S>(arena: &[Node<S>], i: u32) -> Vec<MoveId> {
+    trace_path(i, |j| (arena[j as usize].parent, arena[j as usize].action))
 }
 
 /// Runs breadth-first search from `start`; depths beyond `max_depth` are

@@ -10,7 +10,7 @@
 //! 1 is hill climbing without backtracking, and an unbounded width is BFS.
 
 use super::heuristic::Heuristic;
-use super::outcome::{Limits, SearchOutcome, Status};
+use super::outcome::{Limits, SearchOutcome, Status, trace_path};
 use crate::puzzle::{MoveId, Puzzle, Recent};
 use std::collections::HashSet;
 use std::time::Instant;
@@ -68,15 +68,8 @@ pub fn heuristic_beam<P: Puzzle, H: Heuristic<P> + ?Sized>(
                 let hv = h.estimate(puzzle, &child);
                 arena.push(Node { state: child, parent: idx, action: m, recent: recent.push(m) });
                 if goal {
-                    let mut path = Vec::new();
-                    let mut i = id;
-                    while arena[i as usize].parent != u32::MAX {
-                        path.push(arena[i as usize].action);
-                        i = arena[i as usize].parent;
-                    }
-                    path.reverse();
                     out.status = Status::Solved;
-                    out.path = path;
+                    out.path = trace_path(id, |j| (arena[j as usize].parent, arena[j as usize].action));
                     out.peak_nodes = out.peak_nodes.max(arena.len() as u64);
                     out.elapsed = t.elapsed();
                     return out;

@@ -76,6 +76,23 @@ impl SearchOutcome {
     }
 }
 
+/// The moves from the root to node `i` of a search tree kept as an arena:
+/// `link(j)` gives node `j`'s parent (`u32::MAX` at the root) and the move
+/// that made it.
+pub fn trace_path(mut i: u32, link: impl Fn(u32) -> (u32, MoveId)) -> Vec<MoveId> {
+    let mut path = Vec::new();
+    loop {
+        let (parent, action) = link(i);
+        if parent == u32::MAX {
+            break;
+        }
+        path.push(action);
+        i = parent;
+    }
+    path.reverse();
+    path
+}
+
 /// Solves `N + 1 = 1 + b + b² + … + b^d` for `b` by bisection. `None` for
 /// `d = 0`.
 #[must_use]
