@@ -170,3 +170,27 @@ fn without_run_the_shipped_reference_oracle_solves_a_deepcubea_cube() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("width 1024:") && out.contains("HTM; verified"), "{out}");
 }
+
+#[test]
+fn one_cube_without_a_width_is_retried_at_doubled_widths_up_to_2_14() {
+    // A DeepCubeA cube is at least 16 moves deep, so with --max-depth 4 no
+    // width solves it: the widths 2^10 … 2^14 are each tried once, then it stops.
+    let run = shallow_run().to_str().unwrap().to_string();
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cube3-deepcubea-test-1000.tsv"))
+            .unwrap();
+    let facelets = text.lines().nth(2).unwrap().split('\t').nth(1).unwrap().to_string();
+    let (code, out, err) =
+        solve_cli(&["--run", &run, "--facelets", &facelets, "--max-depth", "4", "--label", "escalate"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("width 1024: not solved; retrying with width 2048"), "{err}");
+    assert!(!err.contains("retrying with width 32768"), "{err}");
+    assert!(out.contains("width 16384: not solved"), "{out}");
+    let inst = std::fs::read_to_string(shallow_run().join("solve/escalate/instances.csv")).unwrap();
+    let widths: Vec<&str> = inst.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(widths, ["1024", "2048", "4096", "8192", "16384"]);
+    // An explicit width is never widened.
+    let (code, _, err) = solve_cli(&["--run", &run, "--facelets", &facelets, "--max-depth", "4", "--beam-width", "8"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("retrying"), "{err}");
+}

@@ -182,6 +182,8 @@ fn run_oracle(args: &Args, metric: Option<Metric>) -> anyhow::Result<PathBuf> {
         }
     };
     let single = matches!(source, Source::Facelets(_) | Source::Scramble(_));
+    // With no width given, one cube is retried at doubled widths up to 2^14.
+    let escalate_to = if single && args.beam_width.is_none() && args.beam_log2.is_none() { 1 << 14 } else { 0 };
     let opts = SolveOptions {
         run_dir: args.run.clone().unwrap_or_else(default_run),
         checkpoint: args.checkpoint.clone(),
@@ -193,6 +195,7 @@ fn run_oracle(args: &Args, metric: Option<Metric>) -> anyhow::Result<PathBuf> {
         label: args.label.clone(),
         overwrite: args.overwrite,
         progress: !single && std::io::stderr().is_terminal(),
+        escalate_to,
     };
     solve::run(&opts)
 }

@@ -79,6 +79,9 @@ pub struct SolveOptions {
     pub overwrite: bool,
     /// Draw a progress bar.
     pub progress: bool,
+    /// For a single cube: double the width after an unsolved search until
+    /// this width (0 or any width at most the last one: never).
+    pub escalate_to: usize,
 }
 
 /// One solved (or not) instance at one width.
@@ -150,7 +153,11 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf> {
             .progress_chars("=> "),
     );
     let mut rows = Vec::new();
-    for &width in &opts.widths {
+    let mut widths = opts.widths.clone();
+    let mut k = 0;
+    while k < widths.len() {
+        let width = widths[k];
+        k += 1;
         let cfg = BeamConfig { width, max_depth: opts.max_depth, dedup: opts.dedup, prune: true, record_beams: false };
         for (i, inst) in instances.iter().enumerate() {
             let t = Instant::now();
@@ -175,9 +182,19 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf> {
             rows.push(Row { width, inst: i, out, turns, elapsed_s });
             bar.inc(1);
         }
+        // Widen until solved: only for one cube, when asked and when the
+        // widths were not given explicitly.
+        if k == widths.len()
+            && width < opts.escalate_to
+            && instances.len() == 1
+            && rows.last().is_some_and(|r| r.turns.is_none())
+        {
+            eprintln!("width {width}: not solved; retrying with width {}", width * 2);
+            widths.push(width * 2);
+        }
     }
     bar.finish_and_clear();
-    write_outputs(&out_dir, &instances, &rows, &opts.widths)?;
+    write_outputs(&out_dir, &instances, &rows, &widths)?;
     Ok(out_dir)
 }
 
