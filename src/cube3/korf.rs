@@ -77,7 +77,14 @@ impl KorfCube {
     #[inline]
     #[must_use]
     pub fn turn(&self, m: MoveId) -> Turn {
-        self.metric.turn(m)
+        self.moves().turn(m)
+    }
+
+    /// The sticker cube with the same move set: move ids, names, inverses
+    /// and pruning are delegated to it, so the two cannot drift apart.
+    #[inline]
+    fn moves(&self) -> super::Cube3Puzzle {
+        super::Cube3Puzzle::new(self.metric)
     }
 
     /// The turns of a path of move ids (to replay on a [`Cube3`]).
@@ -103,7 +110,7 @@ impl Puzzle for KorfCube {
 
     #[inline]
     fn num_moves(&self) -> usize {
-        self.metric.num_moves()
+        self.moves().num_moves()
     }
 
     fn move_name(&self, m: MoveId) -> &str {
@@ -112,7 +119,7 @@ impl Puzzle for KorfCube {
 
     #[inline]
     fn inverse(&self, m: MoveId) -> MoveId {
-        self.metric.move_id(self.turn(m).inverse()).expect("both metrics are closed under inverse")
+        self.moves().inverse(m)
     }
 
     fn goal(&self) -> Coords {
@@ -131,7 +138,7 @@ impl Puzzle for KorfCube {
 
     #[inline]
     fn is_redundant(&self, recent: Recent, m: MoveId) -> bool {
-        self.metric.is_redundant(recent, self.turn(m))
+        self.moves().is_redundant(recent, m)
     }
 
     #[inline]
