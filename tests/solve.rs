@@ -194,3 +194,48 @@ fn one_cube_without_a_width_is_retried_at_doubled_widths_up_to_2_14() {
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("retrying"), "{err}");
 }
+
+#[test]
+fn parallel_workers_give_the_same_solutions_as_one() {
+    // Twelve cubes 3 quarter turns from solved, written as a TSV test set.
+    let p = Cube3Puzzle::new(Metric::Qtm);
+    let mut tsv = String::from("id\tfacelets\n");
+    for i in 0..12u8 {
+        let mut c = Cube3::SOLVED;
+        for m in [i, (i + 3) % 12, (i + 7) % 12] {
+            p.apply(&mut c, m);
+        }
+        tsv.push_str(&format!("c{i}\t{}\n", c.to_facelets()));
+    }
+    let set = shallow_run().join("three-turns.tsv");
+    std::fs::write(&set, tsv).unwrap();
+    let run = shallow_run().to_str().unwrap().to_string();
+    let solve = |jobs: &str| -> String {
+        let label = format!("jobs{jobs}");
+        let (code, _, err) = solve_cli(&[
+            "--run",
+            &run,
+            "--testset",
+            set.to_str().unwrap(),
+            "--beam-log2",
+            "4..5",
+            "--max-depth",
+            "5",
+            "--jobs",
+            jobs,
+            "--label",
+            &label,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let dir = shallow_run().join("solve").join(&label);
+        let summary = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+        assert!(summary.lines().next().unwrap().ends_with(",wall_s_per_cube"), "{summary}");
+        // Everything but the timings: width, id, solved, solution, lengths, nodes.
+        let inst = std::fs::read_to_string(dir.join("instances.csv")).unwrap();
+        inst.lines().map(|l| l.split(',').take(9).collect::<Vec<_>>().join(",") + "\n").collect()
+    };
+    let one = solve("1");
+    assert_eq!(one.lines().count(), 1 + 2 * 12);
+    assert!(one.lines().skip(1).all(|l| l.contains(",true,")), "every 3-turn cube is solved:\n{one}");
+    assert_eq!(solve("3"), one, "three workers must find exactly the solutions one finds, in instance order");
+}

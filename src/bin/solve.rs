@@ -90,7 +90,7 @@ struct Args {
     /// Output folder name (under runs/<name>/solve/ for beam search with an oracle, runs/classical/ otherwise).
     #[arg(long)]
     label: Option<String>,
-    /// Classical methods: instances searched at once (each search uses one thread).
+    /// Instances searched at once: classical searches use one thread each; beam search gives each worker its own copy of the network.
     #[arg(long, default_value_t = 1)]
     jobs: usize,
     /// Classical methods: parent folder of the output folder.
@@ -196,6 +196,7 @@ fn run_oracle(args: &Args, metric: Option<Metric>) -> anyhow::Result<PathBuf> {
         overwrite: args.overwrite,
         progress: !single && std::io::stderr().is_terminal(),
         escalate_to,
+        jobs: args.jobs.max(1),
     };
     solve::run(&opts)
 }
