@@ -1,0 +1,47 @@
+//! The shipped configs: every file under `configs/` loads against the typed
+//! schema (unknown keys are errors), and the model-size study changes the
+//! network and the run name only, with sizes strictly increasing.
+
+use cube_oracle::config::TrainConfig;
+use cube_oracle::model::parameter_count;
+use std::path::{Path, PathBuf};
+
+fn toml_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.is_dir() {
+            toml_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "toml") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_shipped_config_loads() {
+    let mut files = Vec::new();
+    toml_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("configs"), &mut files);
+    assert!(files.len() >= 9, "{files:?}");
+    for f in &files {
+        TrainConfig::load(f).unwrap_or_else(|e| panic!("{}: {e:#}", f.display()));
+    }
+}
+
+#[test]
+fn the_size_study_varies_the_network_only() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/size-study");
+    let load = |n: &str| TrainConfig::load(&dir.join(format!("{n}.toml"))).unwrap();
+    let sizes: Vec<TrainConfig> = ["xs", "s", "m", "l"].iter().map(|n| load(n)).collect();
+    let params: Vec<usize> = sizes.iter().map(|c| parameter_count(&c.model, 324, 12)).collect();
+    assert!(params.windows(2).all(|w| w[0] < w[1]), "sizes must grow: {params:?}");
+    let reference =
+        TrainConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/cube3-reference.toml")).unwrap();
+    assert_eq!(sizes[3].model, reference.model, "size l is the reference oracle's network");
+    assert_eq!(params[3], 1_491_980);
+    for c in &sizes[1..] {
+        let mut same = c.clone();
+        same.model = sizes[0].model.clone();
+        same.run.name = sizes[0].run.name.clone();
+        assert_eq!(same, sizes[0], "only [model] and the run name may differ");
+    }
+}
