@@ -14,8 +14,8 @@
 # 25 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-sizes=("${@:-xs s m l}")
-read -r -a sizes <<< "${sizes[*]}"
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(xs s m l)
 cargo build --release --quiet --bin train --bin solve
 
 col() { # col FILE NAME [ROW]: the value of column NAME in data row ROW (default: last)

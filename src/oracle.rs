@@ -16,7 +16,9 @@ use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
 use std::path::{Path, PathBuf};
 
-/// A trained policy network answering oracle queries.
+/// A trained policy network answering oracle queries. A clone shares the
+/// loaded weights' data and can serve another search thread.
+#[derive(Clone)]
 pub struct NetOracle {
     net: PolicyNet,
     device: Device,

@@ -152,6 +152,10 @@ fn cli_rejects_bad_input_with_specific_messages() {
         assert!(err.contains(expected), "{args:?}: expected `{expected}` in {err}");
         assert!(!err.contains("panicked"), "{err}");
     }
+    // Argument-level errors come from clap, with its exit status 2.
+    let (code, _, err) = solve_cli(&["--run", &run, "--scramble", "R", "--jobs", "0"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("invalid value '0' for '--jobs"), "{err}");
     std::fs::remove_file(junk).unwrap();
 }
 

@@ -14,6 +14,7 @@ use cube_oracle::solve::classical::{self, ClassicalOptions, Input, Method, Puzzl
 use cube_oracle::solve::distances::{self, TableOptions};
 use cube_oracle::solve::{self, SolveOptions, Source, widths};
 use std::io::IsTerminal;
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -91,8 +92,8 @@ struct Args {
     #[arg(long)]
     label: Option<String>,
     /// Instances searched at once: classical searches use one thread each; beam search gives each worker its own copy of the network.
-    #[arg(long, default_value_t = 1)]
-    jobs: usize,
+    #[arg(long, default_value = "1")]
+    jobs: NonZeroUsize,
     /// Classical methods: parent folder of the output folder.
     #[arg(long, default_value = "runs/classical")]
     out: PathBuf,
@@ -196,7 +197,7 @@ fn run_oracle(args: &Args, metric: Option<Metric>) -> anyhow::Result<PathBuf> {
         overwrite: args.overwrite,
         progress: !single && std::io::stderr().is_terminal(),
         escalate_to,
-        jobs: args.jobs.max(1),
+        jobs: args.jobs.get(),
     };
     solve::run(&opts)
 }
@@ -255,7 +256,7 @@ fn run_classical(args: &Args, method: Method, puzzle: PuzzleKind, metric: Option
         max_depth: u32::try_from(args.max_depth.unwrap_or(200)).unwrap_or(u32::MAX),
         width,
         out_root: args.out.clone(),
-        jobs: args.jobs.max(1),
+        jobs: args.jobs.get(),
         label: args.label.clone(),
         overwrite: args.overwrite,
         progress: !single && std::io::stderr().is_terminal(),

@@ -156,11 +156,8 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf> {
             .progress_chars("=> "),
     );
     let jobs = opts.jobs.clamp(1, instances.len().max(1));
-    // One oracle per worker; the first is the one loaded above.
-    let mut oracles = vec![oracle];
-    for _ in 1..jobs {
-        oracles.push(NetOracle::load(&opts.run_dir, opts.checkpoint.as_deref())?);
-    }
+    // One oracle per worker, cloned from the one loaded above.
+    let mut oracles = vec![oracle; jobs];
     let mut rows = Vec::new();
     let mut wall_s = Vec::new();
     let mut widths = opts.widths.clone();
