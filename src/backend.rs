@@ -6,9 +6,9 @@
 //! (wgpu over Vulkan; it needs no LLVM or CUDA toolkit at build time, only
 //! the GPU driver's Vulkan loader at run time).
 
-use crate::config::DeviceKind;
+use crate::config::{DeviceKind, Precision};
 use anyhow::Result;
-use burn::tensor::Device;
+use burn::tensor::{Device, FloatDType};
 
 /// The device for `kind`, or an error explaining how to get it.
 pub fn device(kind: DeviceKind) -> Result<Device> {
@@ -16,6 +16,38 @@ pub fn device(kind: DeviceKind) -> Result<Device> {
         DeviceKind::Cpu => Ok(Device::flex()),
         DeviceKind::Gpu => gpu(),
     }
+}
+
+/// The device for `kind` with its default float type set to `precision`.
+///
+/// The float type is fixed per device for the whole process, so this must
+/// run before the first tensor on that device is made; asking for a float
+/// type other than the one already fixed is an error.
+pub fn device_with(kind: DeviceKind, precision: Precision) -> Result<Device> {
+    let mut dev = device(kind)?;
+    if precision == Precision::F32 {
+        return Ok(dev);
+    }
+    let dtype = match precision {
+        Precision::F32 => FloatDType::F32,
+        Precision::Flex32 => FloatDType::Flex32,
+        Precision::F16 => FloatDType::F16,
+        Precision::Bf16 => FloatDType::BF16,
+    };
+    if dev.settings().float_dtype == dtype {
+        return Ok(dev);
+    }
+    let name = match kind {
+        DeviceKind::Cpu => "cpu",
+        DeviceKind::Gpu => "gpu",
+    };
+    dev.configure(dtype).map_err(|_| {
+        anyhow::anyhow!(
+            "`backend.precision` ({}): the {name} backend does not support this float type; use \"f32\"",
+            precision.name()
+        )
+    })?;
+    Ok(dev)
 }
 
 #[cfg(feature = "gpu")]
@@ -35,7 +67,9 @@ fn gpu() -> Result<Device> {
 pub fn describe(kind: DeviceKind) -> String {
     match kind {
         DeviceKind::Cpu => format!("cpu: burn flex (x86-v4 kernels), {}", cpu_model()),
-        DeviceKind::Gpu => "gpu: burn vulkan (wgpu), device 0".to_string(),
+        DeviceKind::Gpu => {
+            format!("gpu: burn vulkan (wgpu{}), device 0", if cfg!(feature = "gpu-fusion") { ", fusion" } else { "" })
+        }
     }
 }
 

@@ -308,6 +308,39 @@ pub enum DeviceKind {
 pub struct BackendSection {
     /// `cpu` or `gpu`.
     pub device: DeviceKind,
+    /// Float type of the network's tensors: `f32` (the default), or, on the
+    /// GPU only, `flex32` (f32 storage, relaxed-precision arithmetic), `f16`
+    /// or `bf16`.
+    #[serde(default)]
+    pub precision: Precision,
+}
+
+/// Float types the network can be trained and evaluated in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// IEEE single precision everywhere.
+    #[default]
+    F32,
+    /// f32 storage; kernels may compute in half precision (GPU only).
+    Flex32,
+    /// IEEE half precision (GPU only).
+    F16,
+    /// bfloat16 (GPU only).
+    Bf16,
+}
+
+impl Precision {
+    /// The name used in configs and logs.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::F32 => "f32",
+            Self::Flex32 => "flex32",
+            Self::F16 => "f16",
+            Self::Bf16 => "bf16",
+        }
+    }
 }
 
 impl TrainConfig {
@@ -335,6 +368,13 @@ impl TrainConfig {
 
     /// Checks ranges and cross-field rules.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.backend.device == DeviceKind::Cpu && self.backend.precision != Precision::F32 {
+            return Err(invalid(
+                "backend.precision",
+                self.backend.precision.name(),
+                "must be \"f32\" on the CPU (flex32, f16 and bf16 are for device = \"gpu\")",
+            ));
+        }
         let name = &self.run.name;
         if name.is_empty()
             || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))

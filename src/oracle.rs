@@ -6,7 +6,7 @@
 //! log-probability queries. Search code only ever sees the `Oracle` trait.
 
 use crate::backend;
-use crate::config::TrainConfig;
+use crate::config::{DeviceKind, TrainConfig};
 use crate::model::PolicyNet;
 use crate::search::Oracle;
 use crate::train::{checkpoint, load_for_inference};
@@ -33,7 +33,12 @@ pub struct NetOracle {
 impl NetOracle {
     /// Loads the run in `run_dir` (its `config.toml`) with `checkpoint`, or
     /// the run's newest checkpoint when `None`.
-    pub fn load(run_dir: &Path, checkpoint: Option<&Path>) -> Result<Self> {
+    ///
+    /// The network runs on `device`, the CPU when `None`, whatever device
+    /// the run was trained on: beam search sends one small batch per depth,
+    /// which the CPU answers faster than a round trip to the GPU (measured
+    /// in docs/gpu.md), and a checkpoint loads on either.
+    pub fn load(run_dir: &Path, checkpoint: Option<&Path>, device: Option<DeviceKind>) -> Result<Self> {
         if !run_dir.is_dir() {
             anyhow::bail!("run directory {} does not exist", run_dir.display());
         }
@@ -45,13 +50,7 @@ impl NetOracle {
             None => checkpoint::latest(&run_dir.join("checkpoints"))?,
         };
         // A run trained on a GPU can still be solved by a CPU-only build.
-        let device = match backend::device(config.backend.device) {
-            Ok(d) => d,
-            Err(e) => {
-                eprintln!("note: {e}; evaluating the oracle on the CPU instead");
-                backend::device(crate::config::DeviceKind::Cpu)?
-            }
-        };
+        let device = backend::device(device.unwrap_or(DeviceKind::Cpu))?;
         let net = load_for_inference(&config, &path, &device)?.valid();
         let puzzle = crate::cube3::Cube3Puzzle::new(config.metric());
         use crate::puzzle::Puzzle;
@@ -69,7 +68,7 @@ impl Oracle for NetOracle {
             TensorData::new(inputs[..rows * self.inputs].to_vec(), [rows, self.inputs]),
             &self.device,
         );
-        let lp = log_softmax(self.net.forward(x), 1).into_data();
+        let lp = log_softmax(self.net.forward(x), 1).into_data().convert::<f32>();
         let v = lp.as_slice::<f32>().map_err(|e| anyhow!("reading predictions: {e:?}"))?;
         out[..rows * self.moves].copy_from_slice(v);
         Ok(())

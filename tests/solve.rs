@@ -64,7 +64,7 @@ fn every_cube_within_three_quarter_turns_is_solved_and_verified() {
         frontier = next;
     }
     assert_eq!(states.len(), 12 + 114 + 1068);
-    let mut oracle = NetOracle::load(shallow_run(), None).unwrap();
+    let mut oracle = NetOracle::load(shallow_run(), None, None).unwrap();
     let cfg = BeamConfig { width: 64, max_depth: 6, dedup: true, prune: true, record_beams: false };
     for s in &states {
         let out = beam_search(&p, &mut oracle, s, &cfg).unwrap();
@@ -160,7 +160,7 @@ fn cli_rejects_bad_input_with_specific_messages() {
 }
 
 #[test]
-fn without_run_the_shipped_reference_oracle_solves_a_deepcubea_cube() {
+fn without_run_the_shipped_default_oracle_solves_a_deepcubea_cube() {
     // The first DeepCubeA test cube (optimal length known), solved with the
     // defaults a new user gets: no --run, width 2^10.
     let text =
@@ -169,7 +169,7 @@ fn without_run_the_shipped_reference_oracle_solves_a_deepcubea_cube() {
     let facelets = text.lines().nth(1).unwrap().split('\t').nth(1).unwrap().to_string();
     let label = format!("test-default-run-{}", std::process::id());
     let (code, out, err) = solve_cli(&["--facelets", &facelets, "--label", &label]);
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("runs/reference-cube3/solve").join(&label);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("runs/cube3-gpu/solve").join(&label);
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("width 1024:") && out.contains("HTM; verified"), "{out}");

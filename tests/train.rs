@@ -147,13 +147,18 @@ fn bad_configs_and_existing_runs_are_refused() {
     let dir = tmp("cli");
     std::fs::create_dir_all(&dir).unwrap();
     let base = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
-    let cases: [(&str, String, &str); 6] = [
+    let cases: [(&str, String, &str); 7] = [
         ("unknown-key", base.replace("prune = true", "prune = true\nprun = false"), "unknown field `prun`"),
         ("wrong-type", base.replace("seed = 1", "seed = \"one\""), "seed"),
         ("zero-len", base.replace("scramble_len = 8", "scramble_len = 0"), "`data.scramble_len` (0) must be >= 1"),
         ("bad-lr", base.replace("lr = 1e-3", "lr = -1.0"), "`optim.lr` (-1) must be in (0, 10]"),
         ("missing-key", base.replace("weight_decay = 0.0\n", ""), "missing field `weight_decay`"),
         ("gpu", base.replace("device = \"cpu\"", "device = \"gpu\""), "--features gpu"),
+        (
+            "cpu-f16",
+            base.replace("device = \"cpu\"", "device = \"cpu\"\nprecision = \"f16\""),
+            "`backend.precision` (f16) must be \"f32\" on the CPU",
+        ),
     ];
     for (name, text, expected) in cases {
         let path = dir.join(format!("{name}.toml"));
@@ -190,6 +195,70 @@ fn bad_configs_and_existing_runs_are_refused() {
     let (code, err) = train_cli(&["--config", longer.to_str().unwrap(), "--resume", "--no-progress"], &dir);
     assert_eq!(code, 1);
     assert!(err.contains("checksum mismatch"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn exported_weights_solve_the_same_but_never_resume() {
+    let dir = tmp("export");
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
+    let cfg = dir.join("e.toml");
+    std::fs::write(&cfg, base.replace("steps = 40", "steps = 20").replace("name = \"smoke\"", "name = \"e\"")).unwrap();
+    let (code, err) = train_cli(&["--config", cfg.to_str().unwrap(), "--no-progress"], &dir);
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = train_cli(&["--export-weights", "runs/e", "--to", "exported"], &dir);
+    assert_eq!(code, 0, "{err}");
+
+    // The export keeps the model, loop state and snapshot, drops the
+    // optimiser, and copies the run's other files.
+    let full = cube_oracle::train::checkpoint::load(&dir.join("runs/e/checkpoints/step-00000020.ckpt")).unwrap();
+    let lean = cube_oracle::train::checkpoint::load(&dir.join("exported/checkpoints/step-00000020.ckpt")).unwrap();
+    assert_eq!(
+        (lean.model == full.model, lean.state == full.state, lean.snapshot == full.snapshot),
+        (true, true, true)
+    );
+    assert!(!full.optimizer.is_empty() && lean.optimizer.is_empty());
+    for f in ["config.toml", "meta.json", "metrics.csv", "eval.csv", "kl.csv"] {
+        assert_eq!(
+            std::fs::read(dir.join("runs/e").join(f)).unwrap(),
+            std::fs::read(dir.join("exported").join(f)).unwrap()
+        );
+    }
+
+    // Both directories give the same search result.
+    let solve = |run: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_solve"))
+            .args(["--run", run, "--scramble", "R U F' L", "--beam-log2", "4", "--max-depth", "8", "--label", "x"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(dir.join(run).join("solve/x/instances.csv")).unwrap()
+    };
+    let drop_times =
+        |s: String| s.lines().map(|l| l.split(',').take(8).collect::<Vec<_>>().join(",")).collect::<Vec<_>>();
+    assert_eq!(drop_times(solve("runs/e")), drop_times(solve("exported")));
+
+    // A weights-only checkpoint cannot continue training, and an export
+    // never replaces an existing directory.
+    std::fs::copy(
+        dir.join("exported/checkpoints/step-00000020.ckpt"),
+        dir.join("runs/e/checkpoints/step-00000021.ckpt"),
+    )
+    .unwrap();
+    let longer = dir.join("longer.toml");
+    std::fs::write(&longer, base.replace("steps = 40", "steps = 30").replace("name = \"smoke\"", "name = \"e\""))
+        .unwrap();
+    let (code, err) = train_cli(&["--config", longer.to_str().unwrap(), "--resume", "--no-progress"], &dir);
+    assert_eq!(code, 1);
+    assert!(err.contains("holds the weights only"), "{err}");
+    let (code, err) = train_cli(&["--export-weights", "runs/e", "--to", "exported"], &dir);
+    assert_eq!(code, 1);
+    assert!(err.contains("already exists"), "{err}");
+    let (code, err) = train_cli(&["--export-weights", "nowhere", "--to", "x2"], &dir);
+    assert_eq!(code, 1);
+    assert!(err.contains("not a run directory"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -8,6 +8,7 @@
 //! are printed with their causes and give exit status 1.
 
 use clap::{ArgGroup, Parser};
+use cube_oracle::config::DeviceKind;
 use cube_oracle::cube3::Metric;
 use cube_oracle::search::Limits;
 use cube_oracle::solve::classical::{self, ClassicalOptions, Input, Method, PuzzleKind};
@@ -28,7 +29,7 @@ use std::time::Duration;
 #[command(group(ArgGroup::new("input").required(true).args(["facelets", "scramble", "testset", "random", "board", "distance_table"])))]
 struct Args {
     /// The trained run directory (its config.toml and newest checkpoint);
-    /// default: the shipped reference oracle, runs/reference-cube3.
+    /// default: the shipped oracle, runs/cube3-gpu.
     #[arg(long)]
     run: Option<PathBuf>,
     /// Search method: beam (default), astar, idastar, rbfs, ids, bfs, greedy, ucs.
@@ -100,16 +101,23 @@ struct Args {
     /// Replace an existing output folder of the same label.
     #[arg(long)]
     overwrite: bool,
+    /// Beam search: evaluate the oracle on `cpu` (default) or `gpu` (a build with --features gpu).
+    #[arg(long, value_parser = ["cpu", "gpu"])]
+    device: Option<String>,
 }
 
-/// The shipped reference oracle: `runs/reference-cube3` in the working
-/// directory, else in the source tree this binary was built from.
+/// The oracle `solve` uses without `--run`: the best shipped one (the
+/// GPU-trained run of issue #14; see runs/README.md).
+const DEFAULT_RUN: &str = "runs/cube3-gpu";
+
+/// The shipped default oracle: `runs/cube3-gpu` in the working directory,
+/// else in the source tree this binary was built from.
 fn default_run() -> PathBuf {
-    let local = PathBuf::from("runs/reference-cube3");
+    let local = PathBuf::from(DEFAULT_RUN);
     if local.exists() {
         return local;
     }
-    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("runs/reference-cube3");
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_RUN);
     if built.exists() { built } else { local }
 }
 
@@ -198,14 +206,18 @@ fn run_oracle(args: &Args, metric: Option<Metric>) -> anyhow::Result<PathBuf> {
         progress: !single && std::io::stderr().is_terminal(),
         escalate_to,
         jobs: args.jobs.get(),
+        device: args.device.as_deref().map(|d| if d == "gpu" { DeviceKind::Gpu } else { DeviceKind::Cpu }),
     };
     solve::run(&opts)
 }
 
 fn run_classical(args: &Args, method: Method, puzzle: PuzzleKind, metric: Option<Metric>) -> anyhow::Result<PathBuf> {
-    for (given, flag) in
-        [(args.run.is_some(), "--run"), (args.checkpoint.is_some(), "--checkpoint"), (args.no_dedup, "--no-dedup")]
-    {
+    for (given, flag) in [
+        (args.run.is_some(), "--run"),
+        (args.checkpoint.is_some(), "--checkpoint"),
+        (args.no_dedup, "--no-dedup"),
+        (args.device.is_some(), "--device"),
+    ] {
         if given {
             anyhow::bail!(
                 "{flag} applies to beam search with a trained oracle (the cube, --method beam, no --heuristic)"

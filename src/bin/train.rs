@@ -17,8 +17,8 @@ use std::process::ExitCode;
 #[command(name = "train", version, about = "Train a self-supervised policy oracle (see configs/)")]
 struct Args {
     /// TOML config file.
-    #[arg(long)]
-    config: PathBuf,
+    #[arg(long, required_unless_present = "export_weights")]
+    config: Option<PathBuf>,
     /// Continue the existing run directory from its latest checkpoint.
     #[arg(long, conflicts_with = "overwrite")]
     resume: bool,
@@ -31,11 +31,31 @@ struct Args {
     /// Never draw a progress bar.
     #[arg(long)]
     no_progress: bool,
+    /// Instead of training: copy this run directory to --to with its newest
+    /// checkpoint stripped of the optimiser state (for solving and shipping).
+    #[arg(long, value_name = "RUN_DIR", requires = "to", conflicts_with_all = ["config", "resume", "overwrite", "max_steps"])]
+    export_weights: Option<PathBuf>,
+    /// Destination directory of --export-weights (must not exist).
+    #[arg(long, value_name = "DIR", requires = "export_weights")]
+    to: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let result = TrainConfig::load(&args.config).map_err(anyhow::Error::from).and_then(|cfg| {
+    if let (Some(run), Some(to)) = (&args.export_weights, &args.to) {
+        return match train::export_weights(run, to) {
+            Ok(path) => {
+                println!("{}", path.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let Some(config) = &args.config else { unreachable!("clap requires --config without --export-weights") };
+    let result = TrainConfig::load(config).map_err(anyhow::Error::from).and_then(|cfg| {
         let existing = match (args.resume, args.overwrite) {
             (true, _) => Existing::Resume,
             (_, true) => Existing::Overwrite,

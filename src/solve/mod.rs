@@ -9,6 +9,7 @@ pub mod heuristics;
 pub mod testsets;
 pub mod widths;
 
+use crate::config::DeviceKind;
 use crate::csvlog::{Col, write_table};
 use crate::cube3::{Cube3Puzzle, Metric, notation};
 use crate::oracle::NetOracle;
@@ -85,6 +86,8 @@ pub struct SolveOptions {
     /// Cubes searched at once, each by its own worker thread with its own
     /// copy of the network (1: one at a time).
     pub jobs: usize,
+    /// Device that evaluates the network (default: the CPU).
+    pub device: Option<DeviceKind>,
 }
 
 /// One solved (or not) instance at one width.
@@ -105,7 +108,7 @@ fn cube_tag(cube: &crate::cube3::Cube3) -> String {
 
 /// Runs `solve`; returns the output folder.
 pub fn run(opts: &SolveOptions) -> Result<PathBuf> {
-    let oracle = NetOracle::load(&opts.run_dir, opts.checkpoint.as_deref())?;
+    let oracle = NetOracle::load(&opts.run_dir, opts.checkpoint.as_deref(), opts.device)?;
     let metric = oracle.config.metric();
     if let Some(m) = opts.metric
         && m != metric

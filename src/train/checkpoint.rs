@@ -110,6 +110,16 @@ pub fn save(dir: &Path, ck: &Checkpoint, keep: usize) -> Result<PathBuf> {
     Ok(path)
 }
 
+/// Writes a copy of the checkpoint `src` without its optimiser state into
+/// `dir` (same file name), for inference and shipping: `solve` loads it,
+/// `train --resume` refuses it. Returns the new file's path.
+pub fn save_weights_only(src: &Path, dir: &Path) -> Result<PathBuf> {
+    let mut ck = load(src)?;
+    ck.optimizer.clear();
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    save(dir, &ck, usize::MAX)
+}
+
 /// Checkpoints in `dir`, oldest first, as `(step, path)`.
 pub fn list(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
     let mut v = Vec::new();

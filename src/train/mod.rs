@@ -15,7 +15,7 @@ pub mod diagnostics;
 mod report;
 
 use crate::backend;
-use crate::config::{Schedule, TrainConfig};
+use crate::config::{DeviceKind, Schedule, TrainConfig};
 use crate::csvlog::{Col, CsvLog};
 use crate::cube3::Cube3Puzzle;
 use crate::data::{self, Batch, BatchSpec, BatchStream};
@@ -74,6 +74,40 @@ pub struct Outcome {
     pub samples_per_s: f64,
 }
 
+/// Copies the run directory `run_dir` to `to` (a new directory) for
+/// inference: every file except `checkpoints/` and `solve/`, plus the newest
+/// checkpoint without its optimiser state (about a third of its size with
+/// Adam). Refuses an existing `to`. Returns the exported checkpoint's path.
+pub fn export_weights(run_dir: &Path, to: &Path) -> Result<PathBuf> {
+    if !run_dir.join("config.toml").is_file() {
+        bail!("{} is not a run directory (no config.toml)", run_dir.display());
+    }
+    if to.exists() {
+        bail!("{} already exists; give a new directory to export into", to.display());
+    }
+    let newest = checkpoint::latest(&run_dir.join("checkpoints"))?;
+    copy_tree(run_dir, to, &["checkpoints", "solve"])?;
+    checkpoint::save_weights_only(&newest, &to.join("checkpoints"))
+}
+
+fn copy_tree(from: &Path, to: &Path, skip: &[&str]) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if skip.iter().any(|s| name == *s) {
+            continue;
+        }
+        let (src, dst) = (entry.path(), to.join(&name));
+        if entry.file_type()?.is_dir() {
+            copy_tree(&src, &dst, &[])?;
+        } else {
+            std::fs::copy(&src, &dst).with_context(|| format!("copying {} to {}", src.display(), dst.display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// Asks the loop to stop at the next step boundary (what Ctrl-C does).
 pub fn request_stop() {
     INTERRUPTED.store(true, Ordering::SeqCst);
@@ -104,7 +138,9 @@ pub fn learning_rate(cfg: &TrainConfig, step: u64) -> f64 {
     }
 }
 
-fn optimizer(cfg: &TrainConfig) -> ModuleOptimizer {
+/// The optimiser `cfg.optim` describes (Adam or AdamW, ε = 1e-8).
+#[must_use]
+pub fn optimizer(cfg: &TrainConfig) -> ModuleOptimizer {
     let o = &cfg.optim;
     let clip = (o.grad_clip > 0.0).then_some(GradientClippingConfig::Norm(o.grad_clip as f32));
     match o.optimizer {
@@ -152,7 +188,7 @@ fn data_setup(cfg: &TrainConfig) -> Result<DataSetup> {
 /// Runs (or resumes) training as `cfg` describes.
 pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     // Fail on an unavailable device before touching the run directory.
-    let base = backend::device(cfg.backend.device)?;
+    let base = backend::device_with(cfg.backend.device, cfg.backend.precision)?;
     let dir = cfg.run_dir();
     let resumed = rundir::prepare(&dir, opts.existing)?;
     let config_path = dir.join("config.toml");
@@ -173,6 +209,16 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     let inputs = d.puzzle.encoded_len();
 
     let mut model = PolicyNet::new(&cfg.model, inputs, moves, &train_device);
+    if cfg.backend.device != DeviceKind::Cpu {
+        // Initial weights always come from the CPU's generator, so that a run
+        // starts from the same weights on every device (GPU runs can then be
+        // checked against CPU runs of the same seed).
+        let cpu = backend::device(DeviceKind::Cpu)?;
+        cpu.seed(cfg.run.seed);
+        let init = PolicyNet::new(&cfg.model, inputs, moves, &cpu);
+        let bytes = init.into_record().into_bytes().map_err(|e| anyhow::anyhow!("serialising the model: {e:?}"))?;
+        model = load_model(model, bytes.to_vec()).context("moving the initial weights to the device")?;
+    }
     let mut optim = optimizer(cfg);
     let ckpt_dir = dir.join("checkpoints");
     let mut state = LoopState {
@@ -188,6 +234,13 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     if resumed {
         let path = checkpoint::latest(&ckpt_dir)?;
         let ck = checkpoint::load(&path)?;
+        if ck.optimizer.is_empty() {
+            bail!(
+                "cannot resume from {}: it holds the weights only (written by `train --export-weights`); \
+                 `solve` can use it, but training needs a checkpoint with the optimiser state",
+                path.display()
+            );
+        }
         model = load_model(model, ck.model).with_context(|| format!("loading the model from {}", path.display()))?;
         optim = optim
             .from_bytes(Bytes::from_bytes_vec(ck.optimizer))
@@ -356,8 +409,10 @@ fn save_checkpoint(
 }
 
 /// One optimisation step; returns the updated model, the batch loss and the
-/// number of correctly ranked samples.
-fn train_step(
+/// number of correctly ranked samples. It reads the loss back from the
+/// device, so each call ends in a synchronisation (the throughput benchmark
+/// `benches/gpu_throughput.rs` times this same function).
+pub fn train_step(
     model: PolicyNet,
     optim: &mut ModuleOptimizer,
     lr: f64,
@@ -396,7 +451,7 @@ pub fn evaluate(model: &PolicyNet, device: &Device, set: &Batch, moves: usize, i
             TensorData::new(set.inputs[start * inputs..end * inputs].to_vec(), [end - start, inputs]),
             device,
         );
-        let lp = log_softmax(net.forward(x), 1).into_data();
+        let lp = log_softmax(net.forward(x), 1).into_data().convert::<f32>();
         log_probs.extend(lp.try_to_vec::<f32>().map_err(|e| anyhow::anyhow!("reading predictions: {e:?}"))?);
     }
     let probs = log_probs.iter().map(|&l| l.exp()).collect();

@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Everything cube-oracle does on a lent GPU machine, in as few calls as the
+# device budget allows. The machine has no Rust toolchain and no network:
+# benches/gpu/pack.sh builds the GPU binaries here and packs them, with the
+# Vulkan loader packages, into .gpubin/ and .gl/, which travel with the call.
+#
+#   bash benches/gpu/device.sh verify-bench      # adapter, CPU/GPU agreement, burn vs PyTorch
+#   bash benches/gpu/device.sh train-start SECS  # start configs/cube3-gpu.toml in the background
+#                                                # (PRECISION=flex32, TRAIN=train-fusion pick variants)
+#   bash benches/gpu/device.sh wait SECS         # follow it
+#   bash benches/gpu/device.sh finish [SECS]     # stop it, export weights, evaluate on the GPU, pack
+#
+# Results go to $OUT (the device tool brings that folder back); the work
+# folder target/gpu/ stays on the machine between calls while it is held.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+REPO=$PWD
+OUT=${OUT:-/tmp/gpu-out}
+BIN=/tmp/gpubin
+WORK=$REPO/target/gpu
+mkdir -p "$OUT" "$WORK"
+
+setup() {
+  if [ ! -x "$BIN/train" ]; then
+    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    ldconfig
+    mkdir -p "$BIN" && tar -xJf .gpubin/bins.tar.xz -C "$BIN"
+  fi
+  if [ -z "$(ls /usr/share/vulkan/icd.d/ 2>/dev/null)" ] && [ -e /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
+    export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+  fi
+}
+
+# burn (plain and fused) and PyTorch on one config, side by side.
+bench_config() { # config-file steps warmup
+  local cfg=$1 steps=$2 warm=$3
+  for p in f32 flex32 f16; do
+    "$BIN/gpu_throughput" --config "$cfg" --device gpu --precision "$p" --steps "$steps" --warmup "$warm" 2>&1 | tail -n 1
+    if [ -x "$BIN/gpu_throughput-fusion" ]; then
+      "$BIN/gpu_throughput-fusion" --config "$cfg" --device gpu --precision "$p" --steps "$steps" --warmup "$warm" 2>&1 | tail -n 1
+    fi
+  done
+  for p in f32 tf32 bf16-amp; do
+    python3 benches/gpu_throughput.py --config "$cfg" --precision "$p" --steps "$steps" --warmup "$warm" 2>&1 | tail -n 1
+  done
+}
+
+# How many searches found the same solution (and length) in two solve folders.
+same_solutions() {
+  python3 - "$1" "$2" <<'EOF' 2>&1
+import csv, sys
+def rows(d):
+    with open(f"{d}/instances.csv") as f:
+        return list(csv.DictReader(f))
+a, b = rows(sys.argv[1]), rows(sys.argv[2])
+same = sum(x["solution"] == y["solution"] for x, y in zip(a, b))
+same_len = sum(x["length_qtm"] == y["length_qtm"] for x, y in zip(a, b))
+solved = [sum(r["solved"] == "true" for r in t) for t in (a, b)]
+print(f"{sys.argv[1]} vs {sys.argv[2]}: {len(a)} searches; solved {solved[0]} vs {solved[1]}; "
+      f"identical solutions {same}, identical lengths {same_len}")
+EOF
+}
+
+verify_bench() {
+  setup
+  {
+    echo "== machine"
+    nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv
+    lscpu | grep -m1 "Model name"
+    echo "== vulkan adapters"
+    vulkaninfo --summary 2>&1 | grep -E "deviceName|driverVersion|apiVersion" | head -n 6
+  } 2>&1 | tee "$OUT/machine.txt"
+
+  echo "== verify: smoke config, same seed, CPU and GPU, one binary" | tee "$OUT/verify.txt"
+  local v=$WORK/verify
+  rm -rf "$v" && mkdir -p "$v" && cd "$v"
+  sed 's/^name = "smoke"/name = "smoke-cpu"/' "$REPO/configs/smoke.toml" >smoke-cpu.toml
+  sed 's/^name = "smoke"/name = "smoke-gpu"/; s/^device = "cpu"/device = "gpu"/' "$REPO/configs/smoke.toml" >smoke-gpu.toml
+  for d in cpu gpu; do
+    /usr/bin/time -f "train smoke-$d: %e s wall" "$BIN/train" --config "smoke-$d.toml" --no-progress 2>&1 | tail -n 3
+  done | tee -a "$OUT/verify.txt"
+  python3 - <<'EOF' 2>&1 | tee -a "$OUT/verify.txt"
+import csv
+def rows(name):
+    with open(f"runs/{name}/metrics.csv") as f:
+        return list(csv.DictReader(f))
+c, g = rows("smoke-cpu"), rows("smoke-gpu")
+print("step\tloss_cpu\tloss_gpu\trel_diff")
+worst = 0.0
+for a, b in zip(c, g):
+    lc, lg = float(a["loss"]), float(b["loss"])
+    rel = abs(lc - lg) / abs(lc)
+    worst = max(worst, rel)
+    print(f"{a['step']}\t{lc:.6f}\t{lg:.6f}\t{rel:.2e}")
+print(f"max relative loss difference over {len(c)} logged windows: {worst:.2e}")
+EOF
+  cp runs/smoke-gpu/metrics.csv "$OUT/smoke-gpu-metrics.csv" 2>/dev/null
+  echo "== the GPU-trained smoke checkpoint, solved on the CPU and on the GPU" | tee -a "$OUT/verify.txt"
+  for d in cpu gpu; do
+    "$BIN/solve" --run runs/smoke-gpu --device "$d" --testset deepcubea-10 --beam-log2 3 --max-depth 4 --label "on-$d" 2>&1 | tail -n 2
+  done | tee -a "$OUT/verify.txt"
+  same_solutions runs/smoke-gpu/solve/on-cpu runs/smoke-gpu/solve/on-gpu | tee -a "$OUT/verify.txt"
+  echo "== the shipped reference oracle on DeepCubeA's first 100 cubes at 2^10, CPU and GPU" | tee -a "$OUT/verify.txt"
+  cp -r "$REPO/runs/reference-cube3" ref && rm -rf ref/solve
+  for d in cpu gpu; do
+    /usr/bin/time -f "solve on $d: %e s wall" "$BIN/solve" --run ref --device "$d" --testset deepcubea-100 --beam-log2 10 --jobs 8 --label "on-$d" 2>&1 | tail -n 4
+  done | tee -a "$OUT/verify.txt"
+  same_solutions ref/solve/on-cpu ref/solve/on-gpu | tee -a "$OUT/verify.txt"
+  cd "$REPO"
+
+  echo "== bench" | tee "$OUT/bench.txt"
+  python3 benches/gpu_throughput.py --peak 2>&1 | tee -a "$OUT/bench.txt"
+  sed 's/^states_per_step = .*/states_per_step = 26000/; s/^name = .*/name = "reference-b26000"/' configs/cube3-reference.toml >"$WORK/reference-b26000.toml"
+  {
+    printf 'framework\tdevice\tprecision\tconfig\tparams\tbatch\ttrain_samples_per_s\ttrain_tflops\tinfer_states_per_s\tinfer_tflops\tlast_loss\n'
+    bench_config configs/cube3-reference.toml 100 10
+    bench_config "$WORK/reference-b26000.toml" 30 5
+    bench_config configs/cube3-efficientcube.toml 20 3
+  } | tee -a "$OUT/bench.txt"
+}
+
+train_start() { # seconds of training to plan for
+  setup
+  local secs=${1:-900} steps
+  # With RATE (the benchmarked samples/s of the variant chosen), the steps
+  # that fit in SECS at 80% of it (evaluations, checkpoints, data stalls);
+  # without, the config's own (11,484: what the shipped run planned).
+  if [ -n "${RATE:-}" ]; then
+    steps=$((RATE * secs * 8 / 10 / 26000))
+    echo "planned: $secs s at $RATE samples/s -> $steps steps"
+  else
+    steps=$(sed -n 's/^steps = //p' configs/cube3-gpu.toml)
+  fi
+  mkdir -p "$WORK/train" && cd "$WORK/train"
+  sed "s/^steps = .*/steps = $steps/; s/^precision = .*/precision = \"${PRECISION:-f32}\"/" "$REPO/configs/cube3-gpu.toml" >cube3-gpu.toml
+  setsid nohup nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used,power.draw --format=csv -l 10 >gpu-util.csv 2>&1 &
+  setsid nohup "$BIN/${TRAIN:-train}" --config cube3-gpu.toml --no-progress >train.log 2>&1 &
+  sleep 60
+  tail -n 5 train.log runs/cube3-gpu/metrics.csv
+}
+
+wait_train() { # seconds
+  local until=$((SECONDS + ${1:-500}))
+  cd "$WORK/train"
+  while [ $SECONDS -lt $until ] && pgrep -f "gpubin/train" >/dev/null; do sleep 20; done
+  tail -n 3 runs/cube3-gpu/metrics.csv
+  tail -n 2 gpu-util.csv
+}
+
+finish() { # seconds to let training run before stopping it
+  setup
+  wait_train "${1:-0}"
+  cd "$WORK/train"
+  if pgrep -f "gpubin/train" >/dev/null; then
+    pkill -INT -f "gpubin/train"
+    while pgrep -f "gpubin/train" >/dev/null; do sleep 2; done
+  fi
+  pkill -f "nvidia-smi --query-gpu" || true
+  tail -n 8 train.log
+  rm -rf export && "$BIN/train" --export-weights runs/cube3-gpu --to export/cube3-gpu
+  cp cube3-gpu.toml train.log gpu-util.csv export/ 2>/dev/null
+  /usr/bin/time -f "solve 1000 cubes at 2^10 on the 16 CPU cores: %e s wall" \
+    "$BIN/solve" --run export/cube3-gpu --device cpu --testset deepcubea --beam-log2 10 --jobs 16 --label deepcubea-w10 2>&1 | tail -n 4
+  rm -f export/cube3-gpu/solve/*/depths.csv
+  tar -cf - -C export . | split -b 15M - "$OUT/cube3-gpu.tar.part-"
+  ls -la "$OUT"
+}
+
+case "${1:-}" in
+  verify-bench) verify_bench ;;
+  train-start) train_start "${2:-900}" ;;
+  wait) wait_train "${2:-500}" ;;
+  finish) finish "${2:-0}" ;;
+  *) echo "usage: $0 verify-bench | train-start SECS | wait SECS | finish [SECS]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds the GPU binaries here (x86-64) and packs what benches/gpu/device.sh
+# needs on the lent GPU machine, which has no Rust toolchain or network:
+#   .gpubin/bins.tar.xz  train, solve, gpu_throughput (burn vulkan) and
+#                        train-fusion, gpu_throughput-fusion (burn vulkan +
+#                        fusion), stripped
+#   .gl/*.deb            the Vulkan loader (libvulkan1) and vulkaninfo
+# Both folders are git-ignored through .git/info/exclude and are named in
+# the device call's `carry`.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+for d in .gpubin .gl; do grep -qx "/$d/" .git/info/exclude 2>/dev/null || echo "/$d/" >>.git/info/exclude; done
+stage=target/gpubin && rm -rf "$stage" && mkdir -p "$stage" .gpubin .gl
+
+bench_exe() { # the newest gpu_throughput bench executable
+  ls -t target/release/deps/gpu_throughput-* | grep -v '\.d$' | head -n 1
+}
+cargo build --release --features gpu --bin train --bin solve --bench gpu_throughput
+cp target/release/train target/release/solve "$stage/"
+cp "$(bench_exe)" "$stage/gpu_throughput"
+cargo build --release --features gpu-fusion --bin train --bench gpu_throughput
+cp "$(bench_exe)" "$stage/gpu_throughput-fusion"
+cp target/release/train "$stage/train-fusion"
+strip "$stage"/*
+tar -cJf .gpubin/bins.tar.xz -C "$stage" .
+ls -la "$stage" .gpubin
+
+if ! ls .gl/libvulkan1_*.deb >/dev/null 2>&1; then
+  o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+  mkdir -p /tmp/amd64/partial
+  apt-get $o update >/dev/null
+  (cd .gl && apt-get $o download libvulkan1 vulkan-tools)
+fi
