@@ -21,10 +21,15 @@ WORK=$REPO/target/gpu
 mkdir -p "$OUT" "$WORK"
 
 setup() {
-  if [ ! -x "$BIN/train" ]; then
+  if [ ! -e /tmp/.gl-unpacked ]; then
     for f in .gl/*.deb; do dpkg -x "$f" /; done
-    ldconfig
-    mkdir -p "$BIN" && tar -xJf .gpubin/bins.tar.xz -C "$BIN"
+    ldconfig && touch /tmp/.gl-unpacked
+  fi
+  # Unpack the carried variant (plain or fused) beside what is there.
+  local sum
+  sum=$(cksum <.gpubin/bins.tar.xz)
+  if [ "$(cat "$BIN/.packed" 2>/dev/null)" != "$sum" ]; then
+    mkdir -p "$BIN" && tar -xJf .gpubin/bins.tar.xz -C "$BIN" && echo "$sum" >"$BIN/.packed"
   fi
   if [ -z "$(ls /usr/share/vulkan/icd.d/ 2>/dev/null)" ] && [ -e /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
     export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json

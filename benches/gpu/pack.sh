@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Builds the GPU binaries here (x86-64) and packs what benches/gpu/device.sh
 # needs on the lent GPU machine, which has no Rust toolchain or network:
-#   .gpubin/bins.tar.xz  train, solve, gpu_throughput (burn vulkan) and
-#                        train-fusion, gpu_throughput-fusion (burn vulkan +
-#                        fusion), stripped
-#   .gl/*.deb            the Vulkan loader (libvulkan1) and vulkaninfo
-# Both folders are git-ignored through .git/info/exclude and are named in
-# the device call's `carry`.
+#   bash benches/gpu/pack.sh          .gpubin/bins.tar.xz: train, solve,
+#                                     gpu_throughput (burn vulkan), stripped
+#   bash benches/gpu/pack.sh fusion   .gpubin/bins.tar.xz: train-fusion,
+#                                     gpu_throughput-fusion (vulkan + fusion)
+#   and .gl/*.deb: the Vulkan loader (libvulkan1) and vulkaninfo.
+# One variant at a time: the device call carries at most 64 MiB, the
+# tracked tree is about 23 MiB and the plain binaries pack to about 38 MiB.
+# device.sh unpacks whatever .gpubin holds into the same folder on the
+# device, so a later call can bring the other variant. Both folders are
+# git-ignored through .git/info/exclude and are named in `carry`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 for d in .gpubin .gl; do grep -qx "/$d/" .git/info/exclude 2>/dev/null || echo "/$d/" >>.git/info/exclude; done
@@ -15,12 +19,15 @@ stage=target/gpubin && rm -rf "$stage" && mkdir -p "$stage" .gpubin .gl
 bench_exe() { # the newest gpu_throughput bench executable
   ls -t target/release/deps/gpu_throughput-* | grep -v '\.d$' | head -n 1
 }
-cargo build --release --features gpu --bin train --bin solve --bench gpu_throughput
-cp target/release/train target/release/solve "$stage/"
-cp "$(bench_exe)" "$stage/gpu_throughput"
-cargo build --release --features gpu-fusion --bin train --bench gpu_throughput
-cp "$(bench_exe)" "$stage/gpu_throughput-fusion"
-cp target/release/train "$stage/train-fusion"
+if [ "${1:-plain}" = fusion ]; then
+  cargo build --release --features gpu-fusion --bin train --bench gpu_throughput
+  cp "$(bench_exe)" "$stage/gpu_throughput-fusion"
+  cp target/release/train "$stage/train-fusion"
+else
+  cargo build --release --features gpu --bin train --bin solve --bench gpu_throughput
+  cp target/release/train target/release/solve "$stage/"
+  cp "$(bench_exe)" "$stage/gpu_throughput"
+fi
 strip "$stage"/*
 tar -cJf .gpubin/bins.tar.xz -C "$stage" .
 ls -la "$stage" .gpubin
