@@ -58,7 +58,8 @@ fn gpu() -> Result<Device> {
 #[cfg(not(feature = "gpu"))]
 fn gpu() -> Result<Device> {
     anyhow::bail!(
-        "`backend.device` (\"gpu\") needs a binary built with `--features gpu`; this build has the CPU backend only"
+        "the GPU (`backend.device = \"gpu\"` or `solve --device gpu`) needs a binary built with `--features gpu`; \
+         this build has the CPU backend only"
     )
 }
 

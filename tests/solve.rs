@@ -141,6 +141,11 @@ fn cli_rejects_bad_input_with_specific_messages() {
         (vec!["--run", &run, "--scramble", "R", "--beam-log2", "25"], "exceeds the maximum"),
         (vec!["--run", &run, "--scramble", "R", "--beam-log2", "10..7"], "range is empty"),
         (vec!["--run", &run, "--scramble", "R", "--metric", "htm"], "trained in qtm"),
+        (vec!["--run", &run, "--scramble", "R", "--device", "gpu"], "needs a binary built with `--features gpu`"),
+        (
+            vec!["--method", "astar", "--puzzle", "puzzle8", "--board", "1 2 3 / 4 5 6 / 7 8 0", "--device", "cpu"],
+            "--device applies to beam search",
+        ),
         (
             vec!["--run", &run, "--scramble", "R", "--checkpoint", junk.to_str().unwrap()],
             "not a cube-oracle checkpoint",
