@@ -35,6 +35,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+/// Held while a run seeds the device generators and draws its initial weights.
+static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Set by the Ctrl-C handler; the loop checkpoints and stops when it sees it.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
@@ -202,12 +205,18 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     install_ctrlc_handler();
     INTERRUPTED.store(false, Ordering::SeqCst);
 
-    base.seed(cfg.run.seed);
     let train_device = base.clone().autodiff();
     let d = data_setup(cfg)?;
     let moves = d.puzzle.num_moves();
     let inputs = d.puzzle.encoded_len();
 
+    // The device generators are global to the process: seeding and drawing
+    // the initial weights happen under one lock, so that two runs in one
+    // process (the tests) cannot interleave their draws. burn draws weights
+    // lazily, on first use; `valid()` reads every parameter, in the order
+    // the forward pass would, and so draws them all here.
+    let init_guard = INIT_LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    base.seed(cfg.run.seed);
     let mut model = PolicyNet::new(&cfg.model, inputs, moves, &train_device);
     if cfg.backend.device != DeviceKind::Cpu {
         // Initial weights always come from the CPU's generator, so that a run
@@ -219,6 +228,8 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         let bytes = init.into_record().into_bytes().map_err(|e| anyhow::anyhow!("serialising the model: {e:?}"))?;
         model = load_model(model, bytes.to_vec()).context("moving the initial weights to the device")?;
     }
+    drop(model.valid());
+    drop(init_guard);
     let mut optim = optimizer(cfg);
     let ckpt_dir = dir.join("checkpoints");
     let mut state = LoopState {
