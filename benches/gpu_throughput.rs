@@ -10,7 +10,7 @@
 //! `data.states_per_step`; this is `train`'s step without the data workers.
 //! Inference: forward passes of 4096 states (a 2^12 beam) read back to the
 //! host, as beam search does. Prints one TSV row; its PyTorch twin is
-//! `benches/gpu_throughput.py`, and `benches/gpu/run.sh` runs both.
+//! `benches/gpu_throughput.py`, and `benches/gpu/device.sh` runs both.
 //!
 //! Build for the GPU with `cargo build --release --features gpu --bench
 //! gpu_throughput`.
@@ -124,10 +124,7 @@ fn run(a: &Args) -> anyhow::Result<()> {
     // Training ≈ 3 × forward FLOPs (forward, input gradient, weight gradient).
     let train_tflops = train_rate * 3.0 * 2.0 * macs / 1e12;
     let infer_tflops = infer_rate * 2.0 * macs / 1e12;
-    let device = match a.device {
-        DeviceKind::Cpu => "cpu",
-        DeviceKind::Gpu => "gpu",
-    };
+    let device = a.device.name();
     let fw = if cfg!(feature = "gpu-fusion") { "burn-fusion" } else { "burn" };
     println!(
         "framework\tdevice\tprecision\tconfig\tparams\tbatch\ttrain_samples_per_s\ttrain_tflops\tinfer_states_per_s\tinfer_tflops\tlast_loss"

@@ -25,9 +25,6 @@ pub fn device(kind: DeviceKind) -> Result<Device> {
 /// type other than the one already fixed is an error.
 pub fn device_with(kind: DeviceKind, precision: Precision) -> Result<Device> {
     let mut dev = device(kind)?;
-    if precision == Precision::F32 {
-        return Ok(dev);
-    }
     let dtype = match precision {
         Precision::F32 => FloatDType::F32,
         Precision::Flex32 => FloatDType::Flex32,
@@ -37,14 +34,11 @@ pub fn device_with(kind: DeviceKind, precision: Precision) -> Result<Device> {
     if dev.settings().float_dtype == dtype {
         return Ok(dev);
     }
-    let name = match kind {
-        DeviceKind::Cpu => "cpu",
-        DeviceKind::Gpu => "gpu",
-    };
     dev.configure(dtype).map_err(|_| {
         anyhow::anyhow!(
-            "`backend.precision` ({}): the {name} backend does not support this float type; use \"f32\"",
-            precision.name()
+            "`backend.precision` ({}): the {} backend does not support this float type; use \"f32\"",
+            precision.name(),
+            kind.name()
         )
     })?;
     Ok(dev)

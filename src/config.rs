@@ -302,6 +302,17 @@ pub enum DeviceKind {
     Gpu,
 }
 
+impl DeviceKind {
+    /// The name used in configs, flags and logs.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Cpu => "cpu",
+            Self::Gpu => "gpu",
+        }
+    }
+}
+
 /// `[backend]`
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
