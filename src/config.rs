@@ -18,7 +18,7 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("cannot read config file {path}: {source}")]
+    #[error("cannot read config file {path}")]
     Read {
         /// The path given.
         path: PathBuf,
@@ -354,6 +354,22 @@ impl Precision {
     }
 }
 
+/// The TOML parser's message on one line, place first: `line L, column C:
+/// <what is wrong>` (the parser's own text spreads it over several lines,
+/// with the key on a later one).
+fn toml_message(text: &str, e: &toml::de::Error) -> String {
+    let what = e.message().trim().replace('\n', " ");
+    match e.span() {
+        Some(span) => {
+            let before = &text.as_bytes()[..span.start.min(text.len())];
+            let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+            let column = 1 + before.iter().rev().take_while(|&&b| b != b'\n').count();
+            format!("line {line}, column {column}: {what}")
+        }
+        None => what,
+    }
+}
+
 impl TrainConfig {
     /// Reads, parses and validates a config file.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
@@ -364,10 +380,8 @@ impl TrainConfig {
 
     /// Parses and validates config text (`path` is used in messages only).
     pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
-        let cfg: TrainConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
-            path: path.to_path_buf(),
-            message: e.to_string().trim_end().to_string(),
-        })?;
+        let cfg: TrainConfig = toml::from_str(text)
+            .map_err(|e| ConfigError::Parse { path: path.to_path_buf(), message: toml_message(text, &e) })?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -387,14 +401,11 @@ impl TrainConfig {
             ));
         }
         let name = &self.run.name;
-        if name.is_empty()
-            || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-            || name.starts_with('.')
-        {
+        if crate::folder::check_name("run.name", name).is_err() {
             return Err(invalid(
                 "run.name",
                 format!("{name:?}"),
-                "must be a non-empty folder name of letters, digits, '-', '_' and '.'",
+                "must be a folder name of letters, digits, '-', '_', '+' and '.', not starting with '.'",
             ));
         }
         match self.data.scramble_len {

@@ -64,21 +64,93 @@ pub struct CsvLog {
 }
 
 impl CsvLog {
-    /// A log at `path` with `header`. An existing file with the same header
-    /// is continued; a missing or empty file is started with the header.
-    pub fn open(path: &Path, header: &[&str]) -> Result<Self> {
-        let header: Vec<String> = header.iter().map(|s| s.to_string()).collect();
-        let existing = std::fs::read_to_string(path).unwrap_or_default();
-        match existing.lines().next() {
-            None => write_atomic(path, format!("{}\n", header.join(",")).as_bytes())?,
-            Some(first) if first == header.join(",") => {}
-            Some(first) => anyhow::bail!(
-                "{} has header `{first}`, expected `{}`; refusing to mix formats",
-                path.display(),
-                header.join(",")
-            ),
+    /// A new log at `path` with `header` (a file already there is an error:
+    /// a new run never writes over an old log).
+    pub fn create(path: &Path, header: &[&str]) -> Result<Self> {
+        if path.exists() {
+            anyhow::bail!("{} already exists; a new run does not write over an old log", path.display());
         }
-        Ok(Self { path: path.to_path_buf(), header })
+        write_atomic(path, format!("{}\n", header.join(",")).as_bytes())?;
+        Ok(Self { path: path.to_path_buf(), header: header.iter().map(|s| s.to_string()).collect() })
+    }
+
+    /// Continues the log at `path` for a run resumed at step `step`: rows
+    /// logged after `step` (written before a crash, and about to be logged
+    /// again) are dropped, and so is a torn last line (no final newline).
+    /// Returns the log and the number of rows dropped.
+    ///
+    /// # Errors
+    /// The file cannot be read, is not UTF-8, has another header, or has a
+    /// row whose first field is not a step number: the message names the
+    /// file and line. Nothing is written then.
+    pub fn resume(path: &Path, header: &[&str], step: u64) -> Result<(Self, usize)> {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let text = match std::str::from_utf8(&bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let line = 1 + bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count();
+                anyhow::bail!("{} line {line}: not UTF-8 text", path.display());
+            }
+        };
+        let expected = header.join(",");
+        let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+        let mut dropped = 0;
+        if lines.last().is_some_and(|l| !l.ends_with('\n')) && lines.len() > 1 {
+            lines.pop();
+            dropped += 1;
+        }
+        match lines.first().map(|l| l.trim_end_matches(['\n', '\r'])) {
+            Some(first) if first == expected => {}
+            Some(first) => anyhow::bail!(
+                "{} line 1: header `{first}`, expected `{expected}`; refusing to mix formats",
+                path.display()
+            ),
+            None => anyhow::bail!("{} is empty (expected the header `{expected}`)", path.display()),
+        }
+        let mut kept = String::with_capacity(text.len());
+        kept.push_str(&expected);
+        kept.push('\n');
+        for (i, line) in lines.iter().enumerate().skip(1) {
+            let line = line.trim_end_matches(['\n', '\r']);
+            let first = line.split(',').next().unwrap_or("");
+            let Ok(row_step) = first.parse::<u64>() else {
+                anyhow::bail!(
+                    "{} line {}: `{}` is not a step number ({} rows follow the header)",
+                    path.display(),
+                    i + 1,
+                    first.chars().take(40).collect::<String>(),
+                    lines.len() - 1
+                );
+            };
+            if row_step <= step {
+                kept.push_str(line);
+                kept.push('\n');
+            } else {
+                dropped += 1;
+            }
+        }
+        if kept.len() != text.len() {
+            write_atomic(path, kept.as_bytes())?;
+        }
+        Ok((Self { path: path.to_path_buf(), header: header.iter().map(|s| s.to_string()).collect() }, dropped))
+    }
+
+    /// Starts the log at `path` afresh, keeping the old file (if any) beside
+    /// it as `<file>.before-resume` (numbered if that exists too). Returns
+    /// the log and where the old file went.
+    pub fn restart(path: &Path, header: &[&str]) -> Result<(Self, Option<PathBuf>)> {
+        let mut kept = None;
+        if path.exists() {
+            let mut aside = PathBuf::from(format!("{}.before-resume", path.display()));
+            let mut k = 1;
+            while aside.exists() {
+                k += 1;
+                aside = PathBuf::from(format!("{}.before-resume{k}", path.display()));
+            }
+            std::fs::rename(path, &aside).with_context(|| format!("moving {} aside", path.display()))?;
+            kept = Some(aside);
+        }
+        Ok((Self::create(path, header)?, kept))
     }
 
     /// Appends rows (every column the same length, in header order) and
@@ -94,21 +166,6 @@ impl CsvLog {
         f.write_all(&bytes).with_context(|| format!("appending to {}", self.path.display()))?;
         f.flush()?;
         Ok(())
-    }
-
-    /// Drops every row whose first column (a step number) exceeds `step`:
-    /// used when a run resumes from a checkpoint older than the log.
-    pub fn truncate_after(&mut self, step: u64) -> Result<()> {
-        let text = std::fs::read_to_string(&self.path).with_context(|| format!("reading {}", self.path.display()))?;
-        let mut kept = String::with_capacity(text.len());
-        for (i, line) in text.lines().enumerate() {
-            let first = line.split(',').next().unwrap_or("");
-            if i == 0 || first.parse::<u64>().is_ok_and(|s| s <= step) {
-                kept.push_str(line);
-                kept.push('\n');
-            }
-        }
-        write_atomic(&self.path, kept.as_bytes())
     }
 }
 
@@ -136,13 +193,15 @@ pub fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<Vec<f64>>> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn logs_append_truncate_and_refuse_other_headers() {
-        let dir = std::env::temp_dir().join(format!("cube-oracle-csv-{}", std::process::id()));
+    fn scratch(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("cube-oracle-csv-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let path = dir.join("m.csv");
-        let mut log = CsvLog::open(&path, &["step", "loss", "tag"]).unwrap();
-        for s in 1..=4u64 {
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn rows(log: &mut CsvLog, steps: std::ops::RangeInclusive<u64>) {
+        for s in steps {
             log.append(vec![
                 ("step", Col::U64(vec![s])),
                 ("loss", Col::F64(vec![1.0 / s as f64])),
@@ -150,13 +209,24 @@ mod tests {
             ])
             .unwrap();
         }
+    }
+
+    const H: [&str; 3] = ["step", "loss", "tag"];
+
+    #[test]
+    fn logs_append_resume_to_the_checkpoint_and_refuse_other_headers() {
+        let dir = scratch("log");
+        let path = dir.join("m.csv");
+        let mut log = CsvLog::create(&path, &H).unwrap();
+        rows(&mut log, 1..=4);
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().count(), 5);
         assert_eq!(text.lines().nth(2).unwrap(), "2,0.5,t2");
-        log.truncate_after(2).unwrap();
+        assert!(CsvLog::create(&path, &H).is_err(), "a new log never replaces an old one");
+        // Resuming at step 2 drops the two rows logged after it.
+        let (mut again, dropped) = CsvLog::resume(&path, &H, 2).unwrap();
+        assert_eq!(dropped, 2);
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 3);
-        // Reopening with the same header continues the file.
-        let mut again = CsvLog::open(&path, &["step", "loss", "tag"]).unwrap();
         again
             .append(vec![
                 ("step", Col::U64(vec![3])),
@@ -165,7 +235,44 @@ mod tests {
             ])
             .unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().last().unwrap(), "3,,x");
-        assert!(CsvLog::open(&path, &["step", "other"]).unwrap_err().to_string().contains("refusing"));
+        let e = CsvLog::resume(&path, &["step", "other"], 3).unwrap_err().to_string();
+        assert!(e.contains("line 1") && e.contains("refusing"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn resume_never_discards_history_it_cannot_read() {
+        let dir = scratch("bad");
+        let path = dir.join("m.csv");
+        let mut log = CsvLog::create(&path, &H).unwrap();
+        rows(&mut log, 1..=5);
+        let good = std::fs::read(&path).unwrap();
+        // One non-UTF-8 byte on line 4.
+        let mut bad = good.clone();
+        let at = good.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(2).unwrap().0 + 3;
+        bad[at] = 0xff;
+        std::fs::write(&path, &bad).unwrap();
+        let e = CsvLog::resume(&path, &H, 5).unwrap_err().to_string();
+        assert!(e.contains("line 4") && e.contains("not UTF-8"), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), bad, "the unreadable log is left as it was");
+        // A row that is not a step.
+        std::fs::write(&path, b"step,loss,tag\n1,1,t1\nxx,2,t2\n").unwrap();
+        let e = CsvLog::resume(&path, &H, 5).unwrap_err().to_string();
+        assert!(e.contains("line 3") && e.contains("`xx` is not a step number"), "{e}");
+        // A missing log.
+        std::fs::remove_file(&path).unwrap();
+        assert!(CsvLog::resume(&path, &H, 5).unwrap_err().to_string().contains("reading"));
+        // Starting afresh keeps the old file beside the new one.
+        std::fs::write(&path, &bad).unwrap();
+        let (_, kept) = CsvLog::restart(&path, &H).unwrap();
+        let kept = kept.unwrap();
+        assert_eq!(std::fs::read(&kept).unwrap(), bad);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "step,loss,tag\n");
+        // A torn last line (a crash inside a write) is dropped and counted.
+        std::fs::write(&path, b"step,loss,tag\n1,1,t1\n2,0.5,t").unwrap();
+        let (_, dropped) = CsvLog::resume(&path, &H, 5).unwrap();
+        assert_eq!(dropped, 1);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "step,loss,tag\n1,1,t1\n");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -12,6 +12,7 @@ pub mod config;
 pub mod csvlog;
 pub mod cube3;
 pub mod data;
+pub mod folder;
 pub mod information;
 pub mod model;
 pub mod oracle;

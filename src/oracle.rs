@@ -10,7 +10,7 @@ use crate::config::{DeviceKind, TrainConfig};
 use crate::model::PolicyNet;
 use crate::search::Oracle;
 use crate::train::{checkpoint, load_for_inference};
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use burn::module::Module;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
@@ -39,12 +39,13 @@ impl NetOracle {
     /// which the CPU answers faster than a round trip to the GPU (measured
     /// in docs/gpu.md), and a checkpoint loads on either.
     pub fn load(run_dir: &Path, checkpoint: Option<&Path>, device: Option<DeviceKind>) -> Result<Self> {
-        if !run_dir.is_dir() {
-            anyhow::bail!("run directory {} does not exist", run_dir.display());
+        if run_dir.is_file() {
+            anyhow::bail!("--run {} is a file; give the run's directory (it holds config.toml)", run_dir.display());
         }
-        let config_path = run_dir.join("config.toml");
-        let config = TrainConfig::load(&config_path)
-            .with_context(|| format!("loading the run's config {}", config_path.display()))?;
+        if !run_dir.is_dir() {
+            anyhow::bail!("--run {}: run directory does not exist", run_dir.display());
+        }
+        let config = TrainConfig::load(&run_dir.join("config.toml"))?;
         let path = match checkpoint {
             Some(p) => p.to_path_buf(),
             None => checkpoint::latest(&run_dir.join("checkpoints"))?,
@@ -69,7 +70,7 @@ impl Oracle for NetOracle {
             &self.device,
         );
         let lp = log_softmax(self.net.forward(x), 1).into_data().convert::<f32>();
-        let v = lp.as_slice::<f32>().map_err(|e| anyhow!("reading predictions: {e:?}"))?;
+        let v = lp.as_slice::<f32>().map_err(|e| anyhow!("reading predictions: {e}"))?;
         out[..rows * self.moves].copy_from_slice(v);
         Ok(())
     }

@@ -66,13 +66,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
     let tmp = sibling(path, &format!(".tmp{}", std::process::id()));
-    {
+    let written = (|| {
         let mut f = std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
         f.write_all(bytes).with_context(|| format!("writing {}", tmp.display()))?;
         f.sync_all().with_context(|| format!("syncing {}", tmp.display()))?;
+        std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
+    })();
+    if written.is_err() {
+        // A full disk (or any failure) leaves the old file and no partial one.
+        let _ = std::fs::remove_file(&tmp);
     }
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
-    Ok(())
+    written
 }
 
 /// The current git revision of the working directory (with `-dirty` when

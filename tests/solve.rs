@@ -36,6 +36,7 @@ fn shallow_run() -> &'static PathBuf {
             command_line: "test".into(),
             progress: false,
             max_steps_this_leg: None,
+            fresh_logs: false,
         };
         train::run(&cfg, &opts).unwrap();
         out.join("shallow")
@@ -119,8 +120,13 @@ fn cli_writes_every_file_and_reports_unsolved_cubes() {
     let (code, out, err) = solve_cli(&["--run", &run, "--scramble", "R U F'", "--beam-width", "32"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("QTM") && out.contains("HTM; verified"), "{out}");
-    // Existing output is not clobbered.
+    // The same one-cube solve again replaces its own automatic folder; a
+    // label the user chose is not clobbered.
     let (code, _, err) = solve_cli(&["--run", &run, "--scramble", "R U F'", "--beam-width", "32"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = solve_cli(&["--run", &run, "--scramble", "R U F'", "--beam-width", "32", "--label", "x"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = solve_cli(&["--run", &run, "--scramble", "R U F'", "--beam-width", "32", "--label", "x"]);
     assert_eq!(code, 1);
     assert!(err.contains("already exists") && err.contains("--overwrite"), "{err}");
 }
@@ -135,7 +141,21 @@ fn cli_rejects_bad_input_with_specific_messages() {
         (vec!["--run", &run, "--facelets", "UUU"], "exactly 54 characters, got 3"),
         (vec!["--run", &run, "--facelets", twisted], "a corner is twisted"),
         (vec!["--run", &run, "--scramble", "R U X"], "unknown move `X`"),
-        (vec!["--run", "no/such/run", "--scramble", "R"], "run directory no/such/run does not exist"),
+        (vec!["--run", "no/such/run", "--scramble", "R"], "--run no/such/run: run directory does not exist"),
+        (vec!["--run", "Cargo.toml", "--scramble", "R"], "--run Cargo.toml is a file"),
+        (vec!["--run", &run, "--scramble", "R", "--label", "../checkpoints"], "is not a folder name"),
+        (
+            vec!["--method", "astar", "--puzzle", "puzzle8", "--board", "-1 2 3 / 4 5 6 / 7 8 0"],
+            "tile -1 is out of range",
+        ),
+        (
+            vec!["--method", "astar", "--puzzle", "puzzle18446744073709551615", "--board", "1 2 3 / 4 5 6 / 7 8 0"],
+            "expected cube3 or puzzleN",
+        ),
+        (
+            vec!["--method", "astar", "--puzzle", "puzzle8", "--heuristic", "4294967295*manhattan", "--random", "1"],
+            "above the largest weight, 1000",
+        ),
         (vec!["--run", &run, "--testset", "missing.tsv"], "neither a built-in set"),
         (vec!["--run", &run, "--scramble", "R", "--beam-width", "0"], "at least 1"),
         (vec!["--run", &run, "--scramble", "R", "--beam-log2", "25"], "exceeds the maximum"),

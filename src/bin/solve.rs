@@ -42,13 +42,13 @@ struct Args {
     #[arg(long)]
     heuristic: Option<String>,
     /// Sliding-puzzle goal: blank-last (default), blank-first, snail, or tiles "1 2 3 / 4 5 6 / 7 8 0".
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     goal: Option<String>,
     /// Instead of solving: BFS from the goal of --puzzle, writing the distance distribution (CSV + histogram).
     #[arg(long)]
     distance_table: bool,
     /// One sliding-puzzle board, e.g. "2 3 0 / 1 8 6 / 5 7 4".
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     board: Option<String>,
     /// Classical methods: stop an instance after generating this many nodes.
     #[arg(long)]

@@ -25,6 +25,11 @@ struct Args {
     /// Delete an existing run directory of the same name and start afresh.
     #[arg(long)]
     overwrite: bool,
+    /// With --resume: start logs that cannot be continued (unreadable or
+    /// malformed) afresh, keeping each old file beside it as
+    /// `<file>.before-resume`, instead of stopping with an error.
+    #[arg(long, requires = "resume")]
+    fresh_logs: bool,
     /// Stop after this many steps in this invocation (the run stays resumable).
     #[arg(long, value_name = "N")]
     max_steps: Option<u64>,
@@ -66,6 +71,7 @@ fn main() -> ExitCode {
             command_line: std::env::args().collect::<Vec<_>>().join(" "),
             progress: !args.no_progress && std::io::stderr().is_terminal(),
             max_steps_this_leg: args.max_steps,
+            fresh_logs: args.fresh_logs,
         };
         train::run(&cfg, &opts)
     });

@@ -97,7 +97,9 @@ impl Chart {
         self
     }
 
-    /// Writes `<stem>.png` and `<stem>.svg`.
+    /// Writes `<stem>.png` and `<stem>.svg`, each atomically (drawn to a
+    /// temporary file or string, then renamed into place), so a killed job
+    /// never leaves half a picture.
     pub fn save(&self, stem: &Path) -> Result<()> {
         register_font();
         if let Some(parent) = stem.parent() {
@@ -105,17 +107,25 @@ impl Chart {
         }
         let png = stem.with_extension("png");
         let svg = stem.with_extension("svg");
-        {
-            let root = BitMapBackend::new(&png, (960, 640)).into_drawing_area();
+        let tmp = stem.with_extension(format!("partial-{}.png", std::process::id()));
+        let drawn = (|| {
+            let root = BitMapBackend::new(&tmp, (960, 640)).into_drawing_area();
             self.draw(&root).map_err(|e| anyhow!("drawing {}: {e}", png.display()))?;
             root.present().map_err(|e| anyhow!("writing {}: {e}", png.display()))?;
+            drop(root);
+            std::fs::rename(&tmp, &png).map_err(|e| anyhow!("renaming {} to {}: {e}", tmp.display(), png.display()))
+        })();
+        if drawn.is_err() {
+            let _ = std::fs::remove_file(&tmp);
         }
+        drawn?;
+        let mut text = String::new();
         {
-            let root = SVGBackend::new(&svg, (960, 640)).into_drawing_area();
+            let root = SVGBackend::with_string(&mut text, (960, 640)).into_drawing_area();
             self.draw(&root).map_err(|e| anyhow!("drawing {}: {e}", svg.display()))?;
-            root.present().map_err(|e| anyhow!("writing {}: {e}", svg.display()))?;
+            root.present().map_err(|e| anyhow!("drawing {}: {e}", svg.display()))?;
         }
-        Ok(())
+        crate::rundir::write_atomic(&svg, text.as_bytes())
     }
 
     fn bounds(&self) -> ((f64, f64), (f64, f64)) {

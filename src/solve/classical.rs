@@ -18,6 +18,7 @@ use crate::csvlog::{Col, write_table};
 use crate::cube3::coord::Coords;
 use crate::cube3::korf::KorfSolver;
 use crate::cube3::{Cube3Puzzle, Metric};
+use crate::folder::{self, IfExists, Output};
 use crate::puzzle::Puzzle;
 use crate::search::{
     Heuristic, Limits, Priority, SearchOutcome, Status, Zero, best_first, breadth_first, heuristic_beam, ida_star, rbfs,
@@ -127,8 +128,9 @@ impl FromStr for PuzzleKind {
         }
         if let Some(num) = t.strip_prefix("puzzle")
             && let Ok(tiles) = num.parse::<usize>()
+            && tiles < 64
         {
-            let n = (tiles as f64 + 1.0).sqrt().round() as usize;
+            let n = ((tiles + 1) as f64).sqrt().round() as usize;
             if n * n == tiles + 1 && (2..=8).contains(&n) {
                 return Ok(Self::Sliding(n));
             }
@@ -469,6 +471,14 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf> {
     if opts.method == Method::Beam && opts.width == 0 {
         bail!("the beam width must be at least 1");
     }
+    // A label the user chose is checked before the (possibly long) search.
+    if let Some(label) = &opts.label {
+        folder::check_name("--label", label)?;
+        let dir = opts.out_root.join(label);
+        if !opts.overwrite && dir.exists() {
+            return Err(folder::FolderError::Exists { dir }.into());
+        }
+    }
     let cache = crate::pdb::cache_dir();
     let (rows, set_label, puzzle_name, h_name) = match opts.puzzle {
         PuzzleKind::Sliding(n) => {
@@ -498,22 +508,12 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf> {
     let h_label = if opts.method.uses_heuristic() { h_name.clone() } else { "none".into() };
     let label = opts.label.clone().unwrap_or_else(|| {
         let w = if opts.method == Method::Beam { format!("-w{}", opts.width) } else { String::new() };
-        format!("{puzzle_name}-{set_label}-{}{w}-{}", opts.method.name(), sanitize(&h_label))
+        folder::sanitize(&format!("{puzzle_name}-{set_label}-{}{w}-{h_label}", opts.method.name()))
     });
-    let out_dir = opts.out_root.join(&label);
-    if out_dir.exists() && !opts.overwrite {
-        bail!(
-            "output folder {} already exists; pass --overwrite to replace it or --label to write elsewhere",
-            out_dir.display()
-        );
-    }
-    crate::rundir::prepare(&out_dir, crate::rundir::Existing::Overwrite)?;
-    write_outputs(&out_dir, opts, &puzzle_name, &h_label, &rows)?;
-    Ok(out_dir)
-}
-
-fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '+' || c == '.' { c } else { '_' }).collect()
+    let if_exists = if opts.overwrite { IfExists::Replace } else { IfExists::Refuse };
+    let output = Output::claim(&opts.out_root, &label, "--label", if_exists)?;
+    write_outputs(output.dir(), opts, &puzzle_name, &h_label, &rows)?;
+    Ok(output.commit()?)
 }
 
 fn progress(on: bool, total: usize) -> ProgressBar {

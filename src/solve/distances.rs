@@ -11,6 +11,7 @@
 use super::classical::PuzzleKind;
 use crate::csvlog::{Col, write_table};
 use crate::cube3::{Cube3Puzzle, Metric};
+use crate::folder::{IfExists, Output};
 use crate::plot::{Chart, Series, Style};
 use crate::puzzle::Puzzle;
 use crate::search::DistanceTable;
@@ -88,14 +89,9 @@ pub fn run(opts: &TableOptions) -> Result<(PathBuf, Vec<u64>, bool)> {
         }
     };
     let label = opts.label.clone().unwrap_or_else(|| format!("{name}-distances"));
-    let dir = opts.out_root.join(&label);
-    if dir.exists() && !opts.overwrite {
-        bail!(
-            "output folder {} already exists; pass --overwrite to replace it or --label to write elsewhere",
-            dir.display()
-        );
-    }
-    crate::rundir::prepare(&dir, crate::rundir::Existing::Overwrite)?;
+    let if_exists = if opts.overwrite { IfExists::Replace } else { IfExists::Refuse };
+    let output = Output::claim(&opts.out_root, &label, "--label", if_exists)?;
+    let dir = output.dir().to_path_buf();
     let total: u64 = counts.iter().sum();
     let cumulative: Vec<u64> = counts
         .iter()
@@ -127,5 +123,5 @@ pub fn run(opts: &TableOptions) -> Result<(PathBuf, Vec<u64>, bool)> {
         counts.len() - 1,
         counts.iter().map(u64::to_string).collect::<Vec<_>>().join(" ")
     );
-    Ok((dir, counts, complete))
+    Ok((output.commit()?, counts, complete))
 }

@@ -33,7 +33,7 @@ pub struct Scaled<P: Puzzle> {
 
 impl<P: Puzzle> Heuristic<P> for Scaled<P> {
     fn estimate(&self, puzzle: &P, s: &P::State) -> u32 {
-        self.k * self.inner.estimate(puzzle, s)
+        self.k.saturating_mul(self.inner.estimate(puzzle, s))
     }
     fn name(&self) -> String {
         format!("{}*{}", self.k, self.inner.name())
@@ -46,6 +46,12 @@ impl<P: Puzzle> Heuristic<P> for Scaled<P> {
 /// Names `solve --heuristic` accepts for sliding puzzles.
 pub const SLIDING_NAMES: &str = "zero, misplaced, manhattan, linear-conflict, linear-conflict+corner, gaschnig, xy, \
      pdb-<partition>[+r], max(a,b,...), K*name";
+
+/// Deepest nesting of `max(…)` and `K*…` accepted (a guard against
+/// unbounded recursion on hostile input; real expressions use two or three).
+pub const MAX_NESTING: usize = 32;
+/// Largest weight `K` of `K*name`.
+pub const MAX_WEIGHT: u32 = 1000;
 
 /// Splits `a,b(c,d),e` at the commas outside parentheses.
 fn split_top_level(text: &str) -> Vec<&str> {
@@ -73,6 +79,22 @@ fn split_top_level(text: &str) -> Vec<&str> {
 /// `max(…)` or weight, a partition that does not fit the board, or a
 /// reflected lookup for a goal that is not symmetric.
 pub fn sliding_heuristic(p: &Sliding, spec: &str, cache: Option<&Path>) -> Result<BoxedHeuristic<Sliding>> {
+    parse_nested(p, spec, spec, cache, 0)
+}
+
+fn parse_nested(
+    p: &Sliding,
+    whole: &str,
+    spec: &str,
+    cache: Option<&Path>,
+    depth: usize,
+) -> Result<BoxedHeuristic<Sliding>> {
+    if depth > MAX_NESTING {
+        bail!(
+            "--heuristic {}: nested more than {MAX_NESTING} levels deep (max(…) and K*… inside each other)",
+            whole.chars().take(40).collect::<String>() + if whole.chars().count() > 40 { "…" } else { "" }
+        );
+    }
     let name = spec.trim().to_ascii_lowercase();
     if let Some(inner) = name.strip_prefix("max(") {
         let Some(inner) = inner.strip_suffix(')') else { bail!("--heuristic {spec}: `max(` has no closing `)`") };
@@ -80,13 +102,21 @@ pub fn sliding_heuristic(p: &Sliding, spec: &str, cache: Option<&Path>) -> Resul
         if parts.iter().any(|s| s.trim().is_empty()) {
             bail!("--heuristic {spec}: max() needs a comma-separated list of heuristics");
         }
-        let parts = parts.into_iter().map(|s| sliding_heuristic(p, s, cache)).collect::<Result<Vec<_>>>()?;
+        let parts =
+            parts.into_iter().map(|s| parse_nested(p, whole, s, cache, depth + 1)).collect::<Result<Vec<_>>>()?;
         return Ok(Box::new(MaxOf::new(parts)));
     }
     if let Some((k, rest)) = name.split_once('*') {
-        let k: u32 =
-            k.trim().parse().map_err(|_| anyhow::anyhow!("--heuristic {spec}: weight `{k}` is not a whole number"))?;
-        return Ok(Box::new(Scaled { k, inner: sliding_heuristic(p, rest, cache)? }));
+        let k = k.trim();
+        let weight = match k.parse::<u32>() {
+            Ok(w) if w <= MAX_WEIGHT => w,
+            Ok(_) => bail!("--heuristic {spec}: weight `{k}` is above the largest weight, {MAX_WEIGHT}"),
+            Err(_) if !k.is_empty() && k.chars().all(|c| c.is_ascii_digit()) => {
+                bail!("--heuristic {spec}: weight `{k}` is above the largest weight, {MAX_WEIGHT}")
+            }
+            Err(_) => bail!("--heuristic {spec}: weight `{k}` is not a whole number"),
+        };
+        return Ok(Box::new(Scaled { k: weight, inner: parse_nested(p, whole, rest, cache, depth + 1)? }));
     }
     if let Some(partition) = name.strip_prefix("pdb-") {
         let (partition, reflect) = match partition.strip_suffix("+r") {
@@ -137,6 +167,15 @@ mod tests {
         assert!(sliding_heuristic(&p, "max(manhattan,linear-conflict)", None).unwrap().admissible());
         for bad in ["max(manhattan", "max()", "3x*manhattan", "nope"] {
             assert!(sliding_heuristic(&p, bad, None).is_err(), "{bad}");
+        }
+        for deep in ["max(".repeat(2000) + "zero" + &")".repeat(2000), "1*".repeat(2000) + "zero"] {
+            let e = sliding_heuristic(&p, &deep, None).err().unwrap().to_string();
+            assert!(e.contains("nested more than 32 levels"), "{e}");
+        }
+        assert!(sliding_heuristic(&p, &("max(".repeat(32) + "zero" + &")".repeat(32)), None).is_ok());
+        for big in ["4294967295*manhattan", "99999999999999999999*zero", "1001*zero"] {
+            let e = sliding_heuristic(&p, big, None).err().unwrap().to_string();
+            assert!(e.contains("above the largest weight, 1000"), "{e}");
         }
         let e = sliding_heuristic(&p, "pdb-7-8", None).err().unwrap().to_string();
         assert!(e.contains("no partition `7-8` for puzzle8"), "{e}");

@@ -12,6 +12,7 @@ pub mod widths;
 use crate::config::DeviceKind;
 use crate::csvlog::{Col, write_table};
 use crate::cube3::{Cube3Puzzle, Metric, notation};
+use crate::folder::{self, IfExists, Output};
 use crate::oracle::NetOracle;
 use crate::plot::{Chart, Series, Style};
 use crate::search::{BeamConfig, BeamOutcome, Oracle, beam_search};
@@ -134,22 +135,25 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf> {
         Source::Random { n, seed } => (testsets::random(&puzzle, *n, 100, *seed)?, format!("random-{n}-seed{seed}")),
     };
     let dedup_tag = if opts.dedup { "" } else { "-nodedup" };
-    let label = opts.label.clone().unwrap_or_else(|| {
-        let w = match (opts.widths.first(), opts.widths.last()) {
-            (Some(a), Some(b)) if a != b => format!("w{}..{}", a.trailing_zeros(), b.trailing_zeros()),
-            (Some(a), _) => format!("w{a}"),
-            _ => String::new(),
-        };
-        format!("{default_label}-{w}{dedup_tag}")
-    });
-    let out_dir = opts.run_dir.join("solve").join(&label);
-    if out_dir.exists() && !opts.overwrite {
-        bail!(
-            "output folder {} already exists; pass --overwrite to replace it or --label to write elsewhere",
-            out_dir.display()
-        );
-    }
-    crate::rundir::prepare(&out_dir, crate::rundir::Existing::Overwrite)?;
+    // A label the tool chose for one cube names that cube on this oracle:
+    // solving it again replaces the earlier result. Chosen labels and
+    // test-set sweeps keep the --overwrite rule.
+    let single = matches!(opts.source, Source::Facelets(_) | Source::Scramble(_));
+    let if_exists =
+        if opts.overwrite || (single && opts.label.is_none()) { IfExists::Replace } else { IfExists::Refuse };
+    let label = match &opts.label {
+        Some(l) => l.clone(),
+        None => {
+            let w = match (opts.widths.first(), opts.widths.last()) {
+                (Some(a), Some(b)) if a != b => format!("w{}..{}", a.trailing_zeros(), b.trailing_zeros()),
+                (Some(a), _) => format!("w{a}"),
+                _ => String::new(),
+            };
+            folder::sanitize(&format!("{default_label}-{w}{dedup_tag}"))
+        }
+    };
+    let output = Output::claim(&opts.run_dir.join("solve"), &label, "--label", if_exists)?;
+    let out_dir = output.dir().to_path_buf();
 
     let total = (instances.len() * opts.widths.len()) as u64;
     let bar = if opts.progress { ProgressBar::new(total) } else { ProgressBar::hidden() };
@@ -193,7 +197,7 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf> {
     }
     bar.finish_and_clear();
     write_outputs(&out_dir, &instances, &rows, &widths, &wall_s, true)?;
-    Ok(out_dir)
+    Ok(output.commit()?)
 }
 
 /// Searches every instance at one width, `oracles.len()` at a time, and

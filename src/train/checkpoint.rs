@@ -148,7 +148,13 @@ pub fn load(path: &Path) -> Result<Checkpoint> {
     decode(&bytes).with_context(|| format!("checkpoint {} is unusable", path.display()))
 }
 
-fn decode(bytes: &[u8]) -> Result<Checkpoint> {
+/// Decodes and verifies checkpoint bytes (what [`load`] does after reading
+/// the file).
+///
+/// # Errors
+/// Bad magic bytes, a checksum mismatch, an unknown version or a
+/// malformed section.
+pub fn decode(bytes: &[u8]) -> Result<Checkpoint> {
     if bytes.len() < MAGIC.len() + 4 + 8 || &bytes[..MAGIC.len()] != MAGIC {
         bail!("not a cube-oracle checkpoint (bad magic bytes)");
     }

@@ -60,6 +60,9 @@ pub struct TrainOptions {
     /// Stop after this many steps in this invocation (for tests and legs of
     /// a long run); the run stays resumable.
     pub max_steps_this_leg: Option<u64>,
+    /// On resume, start logs that cannot be continued afresh (keeping the
+    /// old files beside them) instead of stopping with an error.
+    pub fresh_logs: bool,
 }
 
 /// What a finished (or interrupted) `train` invocation did.
@@ -193,6 +196,9 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     // Fail on an unavailable device before touching the run directory.
     let base = backend::device_with(cfg.backend.device, cfg.backend.precision)?;
     let dir = cfg.run_dir();
+    // Held until this function returns (or the process dies): a second
+    // `train` of the same run is refused instead of writing the same files.
+    let _lock = crate::folder::lock(&dir)?;
     let resumed = rundir::prepare(&dir, opts.existing)?;
     let config_path = dir.join("config.toml");
     if resumed {
@@ -225,7 +231,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         let cpu = backend::device(DeviceKind::Cpu)?;
         cpu.seed(cfg.run.seed);
         let init = PolicyNet::new(&cfg.model, inputs, moves, &cpu);
-        let bytes = init.into_record().into_bytes().map_err(|e| anyhow::anyhow!("serialising the model: {e:?}"))?;
+        let bytes = init.into_record().into_bytes().map_err(|e| anyhow::anyhow!("serialising the model: {e}"))?;
         model = load_model(model, bytes.to_vec()).context("moving the initial weights to the device")?;
     }
     drop(model.valid());
@@ -255,24 +261,46 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         model = load_model(model, ck.model).with_context(|| format!("loading the model from {}", path.display()))?;
         optim = optim
             .from_bytes(Bytes::from_bytes_vec(ck.optimizer))
-            .map_err(|e| anyhow::anyhow!("loading the optimiser state from {}: {e:?}", path.display()))?;
+            .map_err(|e| anyhow::anyhow!("loading the optimiser state from {}: {e}", path.display()))?;
         state = ck.state;
         snapshot = ck.snapshot;
         eprintln!("resuming {} from step {} ({})", dir.display(), state.step, path.display());
     }
 
     let header_metrics = ["step", "samples", "elapsed_s", "lr", "loss", "accuracy", "samples_per_s"];
-    let mut metrics = CsvLog::open(&dir.join("metrics.csv"), &header_metrics)?;
-    let mut eval_log = CsvLog::open(&dir.join("eval.csv"), &["step", "depth", "states", "accuracy", "cross_entropy"])?;
-    let mut kl_log = CsvLog::open(
-        &dir.join("kl.csv"),
-        &["step", "cross_entropy", "kl_target_prediction", "kl_marginal_uniform", "kl_previous_snapshot"],
-    )?;
-    if resumed {
-        for log in [&mut metrics, &mut eval_log, &mut kl_log] {
-            log.truncate_after(state.step)?;
-        }
+    let header_eval = ["step", "depth", "states", "accuracy", "cross_entropy"];
+    let header_kl = ["step", "cross_entropy", "kl_target_prediction", "kl_marginal_uniform", "kl_previous_snapshot"];
+    let logs = [("metrics.csv", &header_metrics[..]), ("eval.csv", &header_eval[..]), ("kl.csv", &header_kl[..])];
+    let mut opened = Vec::with_capacity(logs.len());
+    for (file, header) in logs {
+        let path = dir.join(file);
+        let log = if resumed {
+            match CsvLog::resume(&path, header, state.step) {
+                Ok((log, dropped)) => {
+                    if dropped > 0 {
+                        eprintln!("{file}: dropped {dropped} rows logged after the checkpoint's step {}", state.step);
+                    }
+                    log
+                }
+                Err(e) if opts.fresh_logs => {
+                    let (log, kept) = CsvLog::restart(&path, header)?;
+                    let kept = kept.map_or(String::new(), |k| format!("; the old file is kept as {}", k.display()));
+                    eprintln!("{file}: {e:#}: started afresh (--fresh-logs){kept}");
+                    log
+                }
+                Err(e) => {
+                    return Err(e.context(format!(
+                        "cannot resume the log {file}; pass --fresh-logs to start unreadable logs afresh (the old files are kept)"
+                    )));
+                }
+            }
+        } else {
+            CsvLog::create(&path, header)?
+        };
+        opened.push(log);
     }
+    let [mut metrics, mut eval_log, mut kl_log]: [CsvLog; 3] =
+        opened.try_into().map_err(|_| anyhow::anyhow!("BUG: three logs expected"))?;
 
     let total = cfg.total_steps();
     let stop_at = opts.max_steps_this_leg.map_or(total, |n| (state.step + n).min(total));
@@ -386,16 +414,64 @@ fn check_same_run(cfg: &TrainConfig, config_path: &Path) -> Result<()> {
 }
 
 fn load_model(model: PolicyNet, bytes: Vec<u8>) -> Result<PolicyNet> {
-    let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes)).map_err(|e| anyhow::anyhow!("{e:?}"))?;
-    model.try_load_record(record).map_err(|e| anyhow::anyhow!("the checkpoint does not fit this model: {e:?}"))
+    let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes))
+        .map_err(|e| anyhow::anyhow!("its model section is not a model record this build can read ({e})"))?;
+    model.try_load_record(record).map_err(|e| anyhow::anyhow!("{}", explain_mismatch(&e.to_string())))
+}
+
+/// Words for burn's record-validation message, which quotes one entry per
+/// tensor (`"path: shape mismatch, expected Shape { dims: [a, b] } but
+/// record has Shape { dims: [c, d] }"`, or bare paths for missing and
+/// unused tensors): the first differing tensor with both shapes, and how
+/// many differ.
+fn explain_mismatch(message: &str) -> String {
+    let dims_after = |text: &str, key: &str| -> Option<String> {
+        let rest = &text[text.find(key)? + key.len()..];
+        let open = rest.find('[')?;
+        let close = open + rest[open..].find(']')?;
+        Some(rest[open + 1..close].split(',').map(str::trim).collect::<Vec<_>>().join("×"))
+    };
+    let entries: Vec<&str> = message.split('"').skip(1).step_by(2).collect();
+    let mismatches: Vec<&str> = entries.iter().copied().filter(|e| e.contains("shape mismatch")).collect();
+    if let Some(first) = mismatches.first()
+        && let (Some(model), Some(ckpt)) = (dims_after(first, "expected"), dims_after(first, "record has"))
+    {
+        let path = first.split(':').next().unwrap_or(first);
+        return format!(
+            "the checkpoint does not fit the model the config describes: tensor `{path}` is {ckpt} in the \
+             checkpoint but {model} in the config's model ({} tensor(s) differ); compare [model] in the run's \
+             config.toml with the run that wrote the checkpoint",
+            mismatches.len()
+        );
+    }
+    let what = if message.contains("Missing tensors") {
+        "the checkpoint lacks tensors of the config's model (the config describes more layers or blocks)"
+    } else if message.contains("Unused tensors") {
+        "the checkpoint has tensors the config's model lacks (the config describes fewer layers or blocks)"
+    } else {
+        "the checkpoint does not fit the model the config describes"
+    };
+    let shown: Vec<&str> = entries.iter().copied().take(3).collect();
+    let more = if entries.len() > 3 { format!(" and {} more", entries.len() - 3) } else { String::new() };
+    if shown.is_empty() { what.to_string() } else { format!("{what}: {}{more}", shown.join(", ")) }
 }
 
 /// Loads a model for inference from a checkpoint file.
 pub fn load_for_inference(cfg: &TrainConfig, path: &Path, device: &Device) -> Result<PolicyNet> {
-    let puzzle = Cube3Puzzle::new(cfg.metric());
     let ck = checkpoint::load(path)?;
+    model_from_bytes(cfg, ck.model, device).with_context(|| format!("loading the model from {}", path.display()))
+}
+
+/// The model `cfg` describes with the weights of a checkpoint's model
+/// section (see [`checkpoint::decode`]).
+///
+/// # Errors
+/// Bytes that are not a model record, or a record of another shape (the
+/// message names the first differing tensor and both shapes).
+pub fn model_from_bytes(cfg: &TrainConfig, model_bytes: Vec<u8>, device: &Device) -> Result<PolicyNet> {
+    let puzzle = Cube3Puzzle::new(cfg.metric());
     let model = PolicyNet::new(&cfg.model, puzzle.encoded_len(), puzzle.num_moves(), device);
-    load_model(model, ck.model).with_context(|| format!("loading the model from {}", path.display()))
+    load_model(model, model_bytes)
 }
 
 fn save_checkpoint(
@@ -408,8 +484,8 @@ fn save_checkpoint(
     // `valid()` first folds the batch-norm running statistics' pending
     // update into their value; a plain record would be one update behind.
     let model_bytes =
-        model.valid().into_record().into_bytes().map_err(|e| anyhow::anyhow!("serialising the model: {e:?}"))?;
-    let optim_bytes = optim.into_bytes().map_err(|e| anyhow::anyhow!("serialising the optimiser: {e:?}"))?;
+        model.valid().into_record().into_bytes().map_err(|e| anyhow::anyhow!("serialising the model: {e}"))?;
+    let optim_bytes = optim.into_bytes().map_err(|e| anyhow::anyhow!("serialising the optimiser: {e}"))?;
     let ck = Checkpoint {
         state: state.clone(),
         model: model_bytes.to_vec(),
@@ -463,7 +539,7 @@ pub fn evaluate(model: &PolicyNet, device: &Device, set: &Batch, moves: usize, i
             device,
         );
         let lp = log_softmax(net.forward(x), 1).into_data().convert::<f32>();
-        log_probs.extend(lp.try_to_vec::<f32>().map_err(|e| anyhow::anyhow!("reading predictions: {e:?}"))?);
+        log_probs.extend(lp.try_to_vec::<f32>().map_err(|e| anyhow::anyhow!("reading predictions: {e}"))?);
     }
     let probs = log_probs.iter().map(|&l| l.exp()).collect();
     Ok(Evaluation { probs, log_probs })

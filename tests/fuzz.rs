@@ -1,0 +1,409 @@
+//! Seeded property tests over every parser a user reaches: facelet strings,
+//! move sequences, boards, goals, widths, heuristic expressions (deep
+//! nesting included), folder names, configs (mutations of every shipped
+//! config), test-set TSVs and checkpoints (byte flips and truncations).
+//! Each asserts an `Err` or a valid value, never a panic, and the round
+//! trip print → parse where one exists.
+//!
+//! CI runs a bounded number of cases per property (seconds in all). A long
+//! run, whose counts are recorded in `benches/results/fuzz-*.txt`:
+//! `CUBE_ORACLE_FUZZ_CASES=1000000 cargo test --release --test fuzz -- --nocapture --test-threads 1`.
+
+use cube_oracle::config::TrainConfig;
+use cube_oracle::cube3::{Cube3, facelets, notation};
+use cube_oracle::folder;
+use cube_oracle::sliding::{Board, Goal, Sliding};
+use cube_oracle::solve::classical::{Method, PuzzleKind};
+use cube_oracle::solve::{boards, heuristics, testsets, widths};
+use cube_oracle::train::checkpoint;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, RngSeed, TestRunner};
+use std::path::Path;
+use std::str::FromStr;
+
+/// Cases per property: `CUBE_ORACLE_FUZZ_CASES`, default `default`.
+fn cases(default: u32) -> u32 {
+    std::env::var("CUBE_ORACLE_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// A seeded runner (the same inputs on every run) that keeps no failure file.
+fn runner(default_cases: u32, seed: u64) -> TestRunner {
+    let config = Config {
+        cases: cases(default_cases),
+        failure_persistence: None,
+        rng_algorithm: RngAlgorithm::ChaCha,
+        rng_seed: RngSeed::Fixed(seed),
+        max_shrink_iters: 200,
+        ..Config::default()
+    };
+    TestRunner::new(config)
+}
+
+/// Runs `test` over `strategy`, then prints how many inputs it saw and how
+/// many were accepted (the long run's record).
+fn fuzz<S: Strategy>(name: &str, default_cases: u32, seed: u64, strategy: S, test: impl Fn(S::Value) -> bool)
+where
+    S::Value: std::fmt::Debug,
+{
+    let seen = std::sync::atomic::AtomicU64::new(0);
+    let accepted = std::sync::atomic::AtomicU64::new(0);
+    let mut runner = runner(default_cases, seed);
+    let result = runner.run(&strategy, |v| {
+        seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if test(v) {
+            accepted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{name}: {e}");
+    }
+    println!(
+        "fuzz {name}: {} inputs, {} accepted, 0 panics",
+        seen.load(std::sync::atomic::Ordering::Relaxed),
+        accepted.load(std::sync::atomic::Ordering::Relaxed)
+    );
+}
+
+/// Text from an alphabet that makes the parser's interesting inputs likely.
+fn text_from(alphabet: &'static str, max_len: usize) -> impl Strategy<Value = String> {
+    let chars: Vec<char> = alphabet.chars().collect();
+    prop::collection::vec(prop::sample::select(chars), 0..max_len).prop_map(|v| v.into_iter().collect())
+}
+
+#[test]
+fn facelet_strings() {
+    // Mutations of a real cube's facelets, and random strings.
+    let real = "BDFDURUURDBRURFBDLBFFLFRLBLULUUDRDFDDLRFLULBFUBRDBRFLB";
+    let mutated =
+        prop::collection::vec((0usize..60, prop::sample::select("URFDLBx ".chars().collect::<Vec<_>>())), 0..4)
+            .prop_map(move |edits| {
+                let mut c: Vec<char> = real.chars().collect();
+                for (i, ch) in edits {
+                    if i < c.len() {
+                        c[i] = ch;
+                    } else {
+                        c.push(ch);
+                    }
+                }
+                c.into_iter().collect::<String>()
+            });
+    let strategy = prop_oneof![mutated, text_from("URFDLBurfdlb \n\u{e9}", 60), ".*"];
+    fuzz("facelets", 3000, 1, strategy, |text| match facelets::parse(&text) {
+        Ok(cube) => {
+            let again = facelets::parse(&facelets::format(&cube)).expect("printed facelets parse");
+            assert_eq!(again, cube);
+            assert_eq!(Cube3::from_str(&cube.to_string()).expect("Display parses"), cube);
+            true
+        }
+        Err(_) => false,
+    });
+}
+
+#[test]
+fn move_sequences() {
+    let strategy = prop_oneof![text_from("URFDLBMESxyzurfdlb'2 3()w", 40), ".*"];
+    fuzz("singmaster", 3000, 2, strategy, |text| match notation::parse(&text) {
+        Ok(turns) => {
+            assert_eq!(notation::parse(&notation::format(&turns)).expect("printed moves parse"), turns);
+            true
+        }
+        Err(_) => false,
+    });
+}
+
+#[test]
+fn boards_and_goals() {
+    // Shuffled boards of width 2..=5 (rows as the printer writes them, or
+    // one line), sometimes with a tile changed, plus random text.
+    let shuffled = (2usize..=5)
+        .prop_flat_map(|n| (Just(n), Just((0..n * n).collect::<Vec<usize>>()).prop_shuffle()))
+        .prop_flat_map(|(n, tiles)| (Just(n), Just(tiles), prop::bool::ANY, prop::option::of((0usize..25, 0usize..30))))
+        .prop_map(|(n, mut tiles, rows, edit)| {
+            if let Some((i, v)) = edit {
+                tiles[i % (n * n)] = v;
+            }
+            let row = |r: &[usize]| r.iter().map(usize::to_string).collect::<Vec<_>>().join(" ");
+            let sep = if rows { " / " } else { " " };
+            tiles.chunks(n).map(row).collect::<Vec<_>>().join(sep)
+        });
+    let strategy = (
+        prop_oneof![3 => shuffled, 1 => text_from("0123456789 /-,\n", 48), 1 => ".*"],
+        prop_oneof![Just("blank-last".to_string()), text_from("0123456789 /-abknlst", 30)],
+    );
+    fuzz("boards", 3000, 3, strategy, |(board, goal)| {
+        let b_ok = match Board::from_str(&board) {
+            Ok(b) => {
+                assert_eq!(Board::from_str(&b.to_string()).expect("printed board parses"), b);
+                true
+            }
+            Err(_) => false,
+        };
+        if let Ok(g) = Goal::from_str(&goal) {
+            assert_eq!(Goal::from_str(&g.to_string()).expect("printed goal parses"), g);
+            for n in 2..=4 {
+                if let Ok(p) = Sliding::new(n, g.clone()) {
+                    let _ = p.parse_board(&board);
+                }
+            }
+        }
+        b_ok
+    });
+}
+
+#[test]
+fn widths_puzzles_methods_and_labels() {
+    let strategy = (
+        prop::option::of(0usize..100_000),
+        prop::option::of(prop_oneof![text_from("0123456789.. -", 12), ".*"]),
+        prop_oneof![text_from("puzzlecube0123456789", 24), ".*"],
+        prop_oneof![text_from("abcdefghijklmnopqrstuvwxyz-*", 10), ".*"],
+        prop_oneof![text_from("abc./\\-_+ \u{e9}", 12), ".*"],
+    );
+    fuzz("widths-puzzles-methods-labels", 3000, 4, strategy, |(w, log2, puzzle, method, label)| {
+        let mut ok = false;
+        if let Ok(ws) = widths::parse(w, log2.as_deref()) {
+            assert!(!ws.is_empty() && ws.windows(2).all(|p| p[0] < p[1]) && ws[0] >= 1, "{ws:?}");
+            ok = true;
+        }
+        if let Ok(p) = PuzzleKind::from_str(&puzzle) {
+            assert_eq!(PuzzleKind::from_str(&p.name()).unwrap(), p);
+        }
+        let _ = Method::from_str(&method);
+        match folder::check_name("--label", &label) {
+            Ok(()) => {
+                assert!(!label.contains('/') && label != "." && label != ".." && !label.is_empty());
+                assert_eq!(Path::new(&label).components().count(), 1);
+            }
+            Err(e) => assert!(e.to_string().starts_with("--label")),
+        }
+        assert!(folder::check_name("x", &folder::sanitize(&label)).is_ok());
+        ok
+    });
+}
+
+/// A heuristic expression: names, weights, `max(…)` and nesting, plus noise.
+fn expression() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("manhattan".to_string()),
+        Just("misplaced".to_string()),
+        Just("linear-conflict".to_string()),
+        Just("gaschnig".to_string()),
+        Just("zero".to_string()),
+        Just("nope".to_string()),
+        text_from("max(,)*0123456789 ", 8),
+    ];
+    leaf.prop_recursive(6, 64, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(|v| format!("max({})", v.join(","))),
+            (
+                prop_oneof![Just(0u64), Just(1), Just(2), Just(1000), Just(1001), Just(4_294_967_295), any::<u64>()],
+                inner
+            )
+                .prop_map(|(k, e)| format!("{k}*{e}")),
+        ]
+    })
+}
+
+#[test]
+fn heuristic_expressions() {
+    let p = Sliding::new(3, Goal::BlankLast).unwrap();
+    let board = p.parse_board("8 7 6 / 5 4 3 / 2 1 0").unwrap();
+    let deep = (1usize..3000, prop::bool::ANY)
+        .prop_map(|(n, max)| if max { "max(".repeat(n) + "zero" + &")".repeat(n) } else { "1*".repeat(n) + "zero" });
+    let strategy = prop_oneof![4 => expression(), 1 => deep];
+    fuzz("heuristics", 2000, 5, strategy, |spec| match heuristics::sliding_heuristic(&p, &spec, None) {
+        Ok(h) => {
+            let _ = h.estimate(&p, &board);
+            let again = heuristics::sliding_heuristic(&p, &h.name(), None).expect("a heuristic's name parses");
+            assert_eq!(again.name(), h.name());
+            true
+        }
+        Err(_) => false,
+    });
+}
+
+/// Every shipped config's text.
+fn shipped_configs() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    let mut texts = Vec::new();
+    let mut stack = vec![root];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                texts.push(std::fs::read_to_string(&p).unwrap());
+            }
+        }
+    }
+    texts.sort();
+    assert!(texts.len() >= 6, "the shipped configs are found");
+    texts
+}
+
+/// One random edit of a text: drop, duplicate or swap a line, replace a
+/// value, insert a key, or overwrite a byte.
+#[derive(Clone, Debug)]
+enum Edit {
+    Drop(usize),
+    Duplicate(usize),
+    Swap(usize, usize),
+    Value(usize, String),
+    Insert(usize, String),
+    Byte(usize, u8),
+}
+
+fn edits() -> impl Strategy<Value = Vec<Edit>> {
+    let value = prop_oneof![
+        Just("0".to_string()),
+        Just("-1".to_string()),
+        Just("1e309".to_string()),
+        Just("nan".to_string()),
+        Just("18446744073709551616".to_string()),
+        Just("\"\"".to_string()),
+        Just("[]".to_string()),
+        Just("\"../x\"".to_string()),
+        Just("{ min = 5, max = 2 }".to_string()),
+        any::<i64>().prop_map(|v| v.to_string()),
+        any::<f64>().prop_map(|v| v.to_string()),
+        text_from("abc\"[]{}=.,-0123456789", 10),
+    ];
+    let edit = prop_oneof![
+        (0usize..80).prop_map(Edit::Drop),
+        (0usize..80).prop_map(Edit::Duplicate),
+        (0usize..80, 0usize..80).prop_map(|(a, b)| Edit::Swap(a, b)),
+        (0usize..80, value.clone()).prop_map(|(i, v)| Edit::Value(i, v)),
+        (0usize..80, (text_from("abcdefghijklmnopqrstuvwxyz_", 10), value))
+            .prop_map(|(i, (k, v))| Edit::Insert(i, format!("{k} = {v}"))),
+        (0usize..4000, any::<u8>()).prop_map(|(i, b)| Edit::Byte(i, b)),
+    ];
+    prop::collection::vec(edit, 1..4)
+}
+
+fn apply(text: &str, edits: &[Edit]) -> Vec<u8> {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut bytes_edits = Vec::new();
+    for e in edits {
+        let n = lines.len().max(1);
+        match e {
+            Edit::Drop(i) if !lines.is_empty() => {
+                lines.remove(i % n);
+            }
+            Edit::Duplicate(i) if !lines.is_empty() => {
+                let l = lines[i % n].clone();
+                lines.insert(i % n, l);
+            }
+            Edit::Swap(a, b) if !lines.is_empty() => lines.swap(a % n, b % n),
+            Edit::Value(i, v) if !lines.is_empty() => {
+                let l = &mut lines[i % n];
+                if let Some((k, _)) = l.split_once('=') {
+                    *l = format!("{k}= {v}");
+                }
+            }
+            Edit::Insert(i, kv) => lines.insert(i % (lines.len() + 1), kv.clone()),
+            Edit::Byte(i, b) => bytes_edits.push((*i, *b)),
+            _ => {}
+        }
+    }
+    let mut bytes = (lines.join("\n") + "\n").into_bytes();
+    for (i, b) in bytes_edits {
+        if !bytes.is_empty() {
+            let at = i % bytes.len();
+            bytes[at] = b;
+        }
+    }
+    bytes
+}
+
+#[test]
+fn config_mutations() {
+    let texts = shipped_configs();
+    let count = texts.len();
+    let strategy = (0..count, edits());
+    fuzz("configs", 2000, 6, strategy, |(k, edits)| {
+        let bytes = apply(&texts[k], &edits);
+        let Ok(text) = String::from_utf8(bytes) else { return false };
+        match TrainConfig::parse(&text, Path::new("mutated.toml")) {
+            Ok(cfg) => {
+                let again = TrainConfig::parse(&cfg.to_toml(), Path::new("resolved.toml")).expect("resolved parses");
+                assert_eq!(again, cfg);
+                true
+            }
+            Err(e) => {
+                let m = e.to_string();
+                assert!(!m.contains('\n') && !m.is_empty(), "one-line message: {m}");
+                false
+            }
+        }
+    });
+}
+
+#[test]
+fn test_set_tsvs() {
+    let cubes: String =
+        include_str!("data/cube3-deepcubea-test-1000.tsv").lines().take(6).collect::<Vec<_>>().join("\n");
+    let boards: String = include_str!("data/puzzle15-korf100.tsv").lines().take(6).collect::<Vec<_>>().join("\n");
+    let strategy = (prop::bool::ANY, edits());
+    fuzz("test-set-tsvs", 2000, 7, strategy, |(cube, edits)| {
+        let bytes = apply(if cube { &cubes } else { &boards }, &edits);
+        let text = String::from_utf8_lossy(&bytes);
+        if cube {
+            testsets::parse_tsv(&text, "mutated.tsv").is_ok()
+        } else {
+            boards::parse_tsv(&text, "mutated.tsv", 4).is_ok()
+        }
+    });
+}
+
+#[test]
+fn checkpoint_flips_and_truncations() {
+    // A real checkpoint: a 4-step smoke run trained here.
+    let dir = std::env::temp_dir().join(format!("cube-oracle-fuzz-ckpt-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cfg = TrainConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
+    cfg.run.out_dir = dir.clone();
+    cfg.model.hidden = vec![8];
+    cfg.model.residual_blocks = 0;
+    cfg.train.steps = Some(4);
+    cfg.train.eval_every = 4;
+    cfg.train.checkpoint_every = 4;
+    cfg.train.threads = Some(1);
+    let opts = cube_oracle::train::TrainOptions {
+        existing: cube_oracle::rundir::Existing::Refuse,
+        command_line: "fuzz".into(),
+        progress: false,
+        max_steps_this_leg: None,
+        fresh_logs: false,
+    };
+    cube_oracle::train::run(&cfg, &opts).unwrap();
+    let path = checkpoint::latest(&dir.join("smoke/checkpoints")).unwrap();
+    let good = std::fs::read(&path).unwrap();
+    let device = cube_oracle::backend::device(cube_oracle::config::DeviceKind::Cpu).unwrap();
+    let len = good.len();
+    // Flips anywhere, and flips with the checksum repaired (so that the
+    // section parser and the model loader see them), and truncations.
+    let strategy = (
+        prop::collection::vec((0..len, any::<u8>()), 0..4),
+        prop_oneof![8 => Just(len), 1 => 0..=len],
+        prop::bool::ANY,
+    );
+    fuzz("checkpoints", 1000, 8, strategy, |(flips, keep, fix)| {
+        let mut bytes = good.clone();
+        for (i, b) in flips {
+            bytes[i] = b;
+        }
+        bytes.truncate(keep);
+        if fix && bytes.len() >= 8 {
+            let body = bytes.len() - 8;
+            let sum = cube_oracle::checksum::fnv1a(&bytes[..body]);
+            bytes[body..].copy_from_slice(&sum.to_le_bytes());
+        }
+        match checkpoint::decode(&bytes) {
+            Ok(ck) => cube_oracle::train::model_from_bytes(&cfg, ck.model, &device).is_ok(),
+            Err(_) => false,
+        }
+    });
+    std::fs::remove_dir_all(&dir).unwrap();
+}
