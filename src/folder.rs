@@ -172,6 +172,7 @@ pub enum IfExists {
 pub struct Output {
     target: PathBuf,
     work: PathBuf,
+    committed: bool,
     _lock: FolderLock,
 }
 
@@ -199,7 +200,7 @@ impl Output {
             std::fs::create_dir_all(&target).map_err(io("creating", &target))?;
             target.clone()
         };
-        Ok(Self { target, work, _lock: lock })
+        Ok(Self { target, work, committed: false, _lock: lock })
     }
 
     /// Where to write the results now: the folder itself when it is new,
@@ -220,7 +221,8 @@ impl Output {
     ///
     /// # Errors
     /// An I/O error; the old folder is then still in place or restorable.
-    pub fn commit(self) -> Result<PathBuf, FolderError> {
+    pub fn commit(mut self) -> Result<PathBuf, FolderError> {
+        self.committed = true;
         if self.work != self.target {
             let old = sibling(&self.target, ".", &format!(".old-{}", std::process::id()));
             std::fs::rename(&self.target, &old).map_err(io("moving aside", &self.target))?;
@@ -236,10 +238,16 @@ impl Output {
 
 impl Drop for Output {
     /// A claim dropped without a commit (an error) removes its staging
-    /// folder; the old folder was never touched.
+    /// folder (the old folder was never touched), or a new folder it left
+    /// empty (`remove_dir` removes nothing else), so a failed run does not
+    /// block the label.
     fn drop(&mut self) {
-        if self.work != self.target && self.work.exists() {
-            let _ = std::fs::remove_dir_all(&self.work);
+        if self.work != self.target {
+            if self.work.exists() {
+                let _ = std::fs::remove_dir_all(&self.work);
+            }
+        } else if !self.committed {
+            let _ = std::fs::remove_dir(&self.work);
         }
     }
 }
@@ -311,6 +319,9 @@ mod tests {
         assert_eq!(first.commit().unwrap(), root.join("out"));
         let e = Output::claim(&root, "out", "--label", IfExists::Refuse).unwrap_err();
         assert!(matches!(e, FolderError::Exists { .. }));
+        // A new claim that fails before writing leaves no empty folder behind.
+        drop(Output::claim(&root, "empty", "--label", IfExists::Refuse).unwrap());
+        assert!(!root.join("empty").exists());
         // An interrupted replacement (dropped without commit) leaves the old results.
         let second = Output::claim(&root, "out", "--label", IfExists::Replace).unwrap();
         std::fs::write(second.dir().join("a.csv"), "half").unwrap();
@@ -324,7 +335,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(root.join("out/b.csv")).unwrap(), "new");
         let names: Vec<String> =
             std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
-        assert!(names.iter().all(|n| n == "out" || n == ".out.lock"), "leftovers: {names:?}");
+        assert!(names.iter().all(|n| n == "out" || n.ends_with(".lock")), "leftovers: {names:?}");
         // A crash between the two renames of a commit is repaired.
         std::fs::rename(root.join("out"), root.join(".out.old-1")).unwrap();
         let fourth = Output::claim(&root, "out", "--label", IfExists::Refuse).unwrap_err();

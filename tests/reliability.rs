@@ -136,7 +136,7 @@ fn an_interrupted_overwrite_keeps_the_old_results_and_leaves_only_whole_files() 
         .spawn()
         .unwrap();
     let staging = run_dir.join("solve").join(format!(".keep.new-{}", child.id()));
-    wait_for("the first width's tables", || staging.join("summary.csv").exists());
+    wait_for("the first width's tables and plots", || staging.join("plots/entropy_vs_depth.svg").exists());
     kill(child);
     assert_eq!(snapshot(&keep), before, "the old results are untouched");
     // What the killed sweep left is whole: every CSV has a header and rows of

@@ -471,14 +471,13 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf> {
     if opts.method == Method::Beam && opts.width == 0 {
         bail!("the beam width must be at least 1");
     }
-    // A label the user chose is checked before the (possibly long) search.
-    if let Some(label) = &opts.label {
-        folder::check_name("--label", label)?;
-        let dir = opts.out_root.join(label);
-        if !opts.overwrite && dir.exists() {
-            return Err(folder::FolderError::Exists { dir }.into());
-        }
-    }
+    let if_exists = if opts.overwrite { IfExists::Replace } else { IfExists::Refuse };
+    // A label the user chose is claimed (checked and locked) before the
+    // possibly long search; a derived one once the heuristic has its name.
+    let early = match &opts.label {
+        Some(label) => Some(Output::claim(&opts.out_root, label, "--label", if_exists)?),
+        None => None,
+    };
     let cache = crate::pdb::cache_dir();
     let (rows, set_label, puzzle_name, h_name) = match opts.puzzle {
         PuzzleKind::Sliding(n) => {
@@ -510,8 +509,10 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf> {
         let w = if opts.method == Method::Beam { format!("-w{}", opts.width) } else { String::new() };
         folder::sanitize(&format!("{puzzle_name}-{set_label}-{}{w}-{h_label}", opts.method.name()))
     });
-    let if_exists = if opts.overwrite { IfExists::Replace } else { IfExists::Refuse };
-    let output = Output::claim(&opts.out_root, &label, "--label", if_exists)?;
+    let output = match early {
+        Some(output) => output,
+        None => Output::claim(&opts.out_root, &label, "--label", if_exists)?,
+    };
     write_outputs(output.dir(), opts, &puzzle_name, &h_label, &rows)?;
     Ok(output.commit()?)
 }

@@ -414,8 +414,12 @@ fn check_same_run(cfg: &TrainConfig, config_path: &Path) -> Result<()> {
 }
 
 fn load_model(model: PolicyNet, bytes: Vec<u8>) -> Result<PolicyNet> {
+    // Cast to the module's float type: a record always holds floats we
+    // wrote, and burn panics (rather than erring) on a record whose tensor
+    // claims another type (found by tests/fuzz.rs with a repaired checksum).
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes))
-        .map_err(|e| anyhow::anyhow!("its model section is not a model record this build can read ({e})"))?;
+        .map_err(|e| anyhow::anyhow!("its model section is not a model record this build can read ({e})"))?
+        .cast_to_module_dtype();
     model.try_load_record(record).map_err(|e| anyhow::anyhow!("{}", explain_mismatch(&e.to_string())))
 }
 
@@ -557,4 +561,23 @@ fn progress_bar(show: bool, total: u64, at: u64) -> ProgressBar {
     );
     bar.set_position(at);
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::explain_mismatch;
+
+    #[test]
+    fn record_mismatches_are_put_in_words() {
+        let shape = "Record validation error: Apply errors: [\"trunk.0.linear.weight: shape mismatch, expected \
+                     Shape { dims: [324, 256] } but record has Shape { dims: [324, 512] }\", \"trunk.0.linear.bias: \
+                     shape mismatch, expected Shape { dims: [256] } but record has Shape { dims: [512] }\"]";
+        let m = explain_mismatch(shape);
+        assert!(m.contains("tensor `trunk.0.linear.weight` is 324×512 in the checkpoint but 324×256"), "{m}");
+        assert!(m.contains("(2 tensor(s) differ)") && !m.contains("Shape {"), "{m}");
+        let unused = "Record validation error: Unused tensors: [\"blocks.1.a\", \"blocks.1.b\", \"blocks.1.c\", \"x\"]";
+        let m = explain_mismatch(unused);
+        assert!(m.contains("fewer layers or blocks): blocks.1.a, blocks.1.b, blocks.1.c and 1 more"), "{m}");
+        assert!(explain_mismatch("Record validation error: Missing tensors: [\"y\"]").contains("more layers"));
+    }
 }
