@@ -364,7 +364,13 @@ fn toml_message(text: &str, e: &toml::de::Error) -> String {
             let before = &text.as_bytes()[..span.start.min(text.len())];
             let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
             let column = 1 + before.iter().rev().take_while(|&&b| b != b'\n').count();
-            format!("line {line}, column {column}: {what}")
+            let source = text.lines().nth(line - 1).unwrap_or("").trim();
+            if source.is_empty() {
+                format!("line {line}, column {column}: {what}")
+            } else {
+                let source: String = source.chars().take(60).collect();
+                format!("line {line}, column {column} (`{source}`): {what}")
+            }
         }
         None => what,
     }

@@ -7,9 +7,10 @@
 //! its parent or at the parent itself. While a process writes a folder it
 //! holds an advisory lock ([`FolderLock`], `std::fs::File::try_lock`, i.e.
 //! `flock` on Unix) on the hidden sibling file `.<name>.lock`, which records
-//! the holder's pid and start time for the refusal message; the operating
-//! system releases the lock when the process ends, however it ends, so a
-//! killed process never blocks the next one. [`Output`] replaces an
+//! the holder's pid and start time for the refusal message, and is removed
+//! when the holder finishes; the operating system releases the lock when
+//! the process ends, however it ends, so a killed process never blocks the
+//! next one (its stale file is simply locked again). [`Output`] replaces an
 //! existing folder without ever leaving less than there was: the new
 //! results are written to a hidden sibling and swapped in by two renames
 //! only when the caller [`Output::commit`]s; an interrupted run leaves the
@@ -91,15 +92,34 @@ pub fn sanitize(text: &str) -> String {
     s
 }
 
-/// An advisory lock on one folder, held until dropped (or the process ends).
+/// An advisory lock on one folder, held until dropped (or the process
+/// ends). Dropping it removes the lock file while still holding the lock;
+/// a process that opened the old file meanwhile sees, after locking it,
+/// that the path no longer names that file, and starts over.
 #[derive(Debug)]
 pub struct FolderLock {
     _file: File,
+    path: PathBuf,
+}
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 fn sibling(dir: &Path, prefix: &str, suffix: &str) -> PathBuf {
     let name = dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     dir.with_file_name(format!("{prefix}{name}{suffix}"))
+}
+
+/// Whether `path` still names the open `file` (same device and inode).
+fn still_named(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
 }
 
 /// Takes the lock of folder `dir` (the folder itself need not exist; its
@@ -114,29 +134,36 @@ pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
     {
         std::fs::create_dir_all(parent).map_err(io("creating", parent))?;
     }
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(io("opening the lock file", &path))?;
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(TryLockError::WouldBlock) => {
-            let mut holder = String::new();
-            let _ = file.read_to_string(&mut holder);
-            let holder = holder.trim();
-            let holder = if holder.is_empty() { "holder unknown".to_string() } else { holder.to_string() };
-            return Err(FolderError::Locked { dir: dir.to_path_buf(), holder });
+    for _ in 0..8 {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io("opening the lock file", &path))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                let holder = holder.trim();
+                let holder = if holder.is_empty() { "holder unknown".to_string() } else { holder.to_string() };
+                return Err(FolderError::Locked { dir: dir.to_path_buf(), holder });
+            }
+            Err(TryLockError::Error(e)) => return Err(io("locking", &path)(e)),
         }
-        Err(TryLockError::Error(e)) => return Err(io("locking", &path)(e)),
+        if !still_named(&file, &path) {
+            // The previous holder removed this file as we opened it.
+            continue;
+        }
+        let stamp = format!("pid {}, started {}", std::process::id(), utc_now());
+        file.set_len(0).map_err(io("writing", &path))?;
+        file.rewind().map_err(io("writing", &path))?;
+        file.write_all(stamp.as_bytes()).map_err(io("writing", &path))?;
+        return Ok(FolderLock { _file: file, path });
     }
-    let stamp = format!("pid {}, started {}", std::process::id(), utc_now());
-    file.set_len(0).map_err(io("writing", &path))?;
-    file.rewind().map_err(io("writing", &path))?;
-    file.write_all(stamp.as_bytes()).map_err(io("writing", &path))?;
-    Ok(FolderLock { _file: file })
+    Err(FolderError::Locked { dir: dir.to_path_buf(), holder: "the lock file keeps changing".to_string() })
 }
 
 /// The current time as `YYYY-MM-DD HH:MM:SS UTC`.
@@ -307,7 +334,9 @@ mod tests {
         assert!(e.contains("in use by another process") && e.contains(&format!("pid {}", std::process::id())), "{e}");
         assert!(e.contains("UTC"), "{e}");
         drop(held);
-        assert!(lock(&root.join("run")).is_ok(), "a released lock is free again");
+        assert!(!root.join(".run.lock").exists(), "a released lock removes its file");
+        let again = lock(&root.join("run"));
+        assert!(again.is_ok(), "a released lock is free again");
         std::fs::remove_dir_all(&root).unwrap();
     }
 
@@ -335,7 +364,7 @@ mod tests {
         assert_eq!(std::fs::read_to_string(root.join("out/b.csv")).unwrap(), "new");
         let names: Vec<String> =
             std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
-        assert!(names.iter().all(|n| n == "out" || n.ends_with(".lock")), "leftovers: {names:?}");
+        assert_eq!(names, vec!["out".to_string()], "no leftovers");
         // A crash between the two renames of a commit is repaired.
         std::fs::rename(root.join("out"), root.join(".out.old-1")).unwrap();
         let fourth = Output::claim(&root, "out", "--label", IfExists::Refuse).unwrap_err();

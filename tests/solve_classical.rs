@@ -58,7 +58,7 @@ fn every_method_solves_the_lecture_board_and_optimal_ones_match_bfs() {
         let dir = std::fs::read_dir(&out)
             .unwrap()
             .map(|e| e.unwrap().path())
-            .find(|p| p.file_name().unwrap().to_string_lossy().contains(&format!("-{method}")))
+            .find(|p| p.is_dir() && p.file_name().unwrap().to_string_lossy().contains(&format!("-{method}")))
             .unwrap();
         let len: f64 = column(&dir.join("instances.csv"), "length")[0].parse().unwrap();
         if matches!(method, "greedy" | "beam") {
