@@ -9,13 +9,14 @@
 //! Every instance runs under a time cap (`CUBE_ORACLE_BENCH_SECONDS`,
 //! default 600) and reports "limit reached" when it hits it. The metrics
 //! run are `CUBE_ORACLE_BENCH_METRICS` (default `qtm,htm`). Tables come
-//! from the cache (`CUBE_ORACLE_CACHE`, see `cube_oracle::pdb::cache_dir`)
+//! from the cache (`CUBE_ORACLE_CACHE`, see `cube_oracle::heuristics::store::cache_dir`)
 //! or are built and saved there; an empty cache measures build times.
 
-use cube_oracle::cube3::korf::{KorfSolver, Pattern};
 use cube_oracle::cube3::{Cube3, Cube3Puzzle, Metric};
-use cube_oracle::pdb::{CacheOutcome, cache_dir};
+use cube_oracle::heuristics::korf::Pattern;
+use cube_oracle::heuristics::store::{CacheOutcome, cache_dir};
 use cube_oracle::puzzle::{MoveId, Puzzle, Recent};
+use cube_oracle::search::korf::KorfSolver;
 use cube_oracle::search::{Limits, SearchOutcome, Status, ida_star};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};

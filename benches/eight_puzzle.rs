@@ -22,12 +22,12 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::time::Instant;
 
+use cube_oracle::heuristics::sliding::{LinearConflict, LinearConflictCorner, Manhattan, Misplaced};
+use cube_oracle::heuristics::{Heuristic, Zero};
 use cube_oracle::puzzle::{MoveId, Puzzle};
 use cube_oracle::search::{
-    DistanceTable, Heuristic, Limits, Priority, SearchOutcome, Status, Zero, best_first, effective_branching_factor,
-    ida_star, rbfs,
+    DistanceTable, Limits, Priority, SearchOutcome, Status, best_first, effective_branching_factor, ida_star, rbfs,
 };
-use cube_oracle::sliding::heuristics::{LinearConflict, LinearConflictCorner, Manhattan, Misplaced};
 use cube_oracle::sliding::{Board, Goal, Sliding};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;

@@ -16,10 +16,11 @@
 
 use std::time::{Duration, Instant};
 
-use cube_oracle::pdb::{CacheOutcome, cache_dir};
+use cube_oracle::heuristics::Heuristic;
+use cube_oracle::heuristics::sliding_pdb::{AdditivePdb, Partition};
+use cube_oracle::heuristics::store::{CacheOutcome, cache_dir};
 use cube_oracle::puzzle::Puzzle;
-use cube_oracle::search::{Heuristic, Limits, Status, ida_star};
-use cube_oracle::sliding::pdb::{AdditivePdb, Partition};
+use cube_oracle::search::{Limits, Status, ida_star};
 use cube_oracle::sliding::{Goal, Sliding};
 
 const KORF100: &str = include_str!("../tests/data/puzzle15-korf100.tsv");

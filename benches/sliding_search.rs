@@ -14,9 +14,10 @@
 
 use std::time::Instant;
 
+use cube_oracle::heuristics::Heuristic;
+use cube_oracle::heuristics::sliding::Manhattan;
 use cube_oracle::puzzle::Puzzle;
-use cube_oracle::search::{Heuristic, Limits, ida_star};
-use cube_oracle::sliding::heuristics::Manhattan;
+use cube_oracle::search::{Limits, ida_star};
 use cube_oracle::sliding::{Board, Goal, Sliding};
 
 /// Manhattan without the incremental update: every node is recomputed.

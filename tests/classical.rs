@@ -2,9 +2,10 @@
 //! optimal method finds the optimal cost, heuristics are admissible with
 //! the stated dominance, greedy paths replay, and limits are honoured.
 
+use cube_oracle::heuristics::sliding::{LinearConflict, Manhattan, Misplaced};
+use cube_oracle::heuristics::{Heuristic, Zero};
 use cube_oracle::puzzle::{MoveId, Puzzle};
-use cube_oracle::search::{DistanceTable, Heuristic, Limits, Priority, Status, Zero, best_first, ida_star, rbfs};
-use cube_oracle::sliding::heuristics::{LinearConflict, Manhattan, Misplaced};
+use cube_oracle::search::{DistanceTable, Limits, Priority, Status, best_first, ida_star, rbfs};
 use cube_oracle::sliding::{Board, Goal, Sliding, SlidingKey};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;

@@ -1,18 +1,21 @@
 //! Korf's optimal solver: coordinates and move tables against the sticker
 //! model, the pattern-database BFS against a plain queue BFS, and the full
 //! databases of both metrics (built in about 10 s a metric on two cores, or
-//! loaded from the cache, `cube_oracle::pdb::cache_dir`): Korf's published
+//! loaded from the cache, `cube_oracle::heuristics::store::cache_dir`): Korf's published
 //! corner mean, the corner distributions' deepest levels against the OEIS
 //! 2×2×2 counts, admissibility on every state near solved, and optimal
 //! solutions for random scrambles whose distance a BFS knows. Set
 //! `CUBE_ORACLE_PDB_TESTS=skip` to skip the tests that need the full tables.
 
 use cube_oracle::cube3::coord::{Coords, MoveTables, N_CO, N_CP, NT, rank_co, rank_cp};
-use cube_oracle::cube3::korf::{KorfCube, KorfError, KorfPdbs, KorfSolver, Pattern, bfs_nibbles};
+use cube_oracle::cube3::korf_cube::KorfCube;
 use cube_oracle::cube3::{Cube3, Cube3Puzzle, Cubies, Metric};
-use cube_oracle::pdb::NibbleTable;
+use cube_oracle::heuristics::Heuristic;
+use cube_oracle::heuristics::korf::{KorfPdbs, Pattern, bfs_nibbles};
+use cube_oracle::heuristics::store::NibbleTable;
 use cube_oracle::puzzle::{MoveId, Puzzle, Recent};
-use cube_oracle::search::{Heuristic, Limits, Status, ida_star};
+use cube_oracle::search::korf::{KorfError, KorfSolver};
+use cube_oracle::search::{Limits, Status, ida_star};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 use std::collections::{HashMap, VecDeque};
@@ -281,7 +284,8 @@ fn solver(metric: Metric) -> &'static KorfSolver {
     static HTM: OnceLock<KorfSolver> = OnceLock::new();
     let cell = if metric == Metric::Qtm { &QTM } else { &HTM };
     cell.get_or_init(|| {
-        KorfSolver::load_or_build(metric, cube_oracle::pdb::cache_dir().as_deref()).expect("pattern databases")
+        KorfSolver::load_or_build(metric, cube_oracle::heuristics::store::cache_dir().as_deref())
+            .expect("pattern databases")
     })
 }
 
@@ -402,7 +406,7 @@ fn full_ida_star_solutions_are_optimal_and_replay() {
 fn canonical_pruning_of_the_parallel_search_still_reaches_every_state() {
     // Every state within d moves is reached by a canonical sequence of at
     // most d moves, so the stronger pruning keeps optimality.
-    use cube_oracle::cube3::korf::canonical_masks;
+    use cube_oracle::search::korf::canonical_masks;
     for (metric, depth) in [(Metric::Qtm, 5), (Metric::Htm, 4)] {
         let p = KorfCube::new(metric);
         let masks = canonical_masks(metric);

@@ -5,10 +5,11 @@
 //! and every optimal search agreeing with the BFS table with every
 //! heuristic.
 
+use cube_oracle::heuristics::MaxOf;
+use cube_oracle::heuristics::sliding::{Gaschnig, LinearConflict, LinearConflictCorner, Manhattan, Misplaced, XY};
+use cube_oracle::heuristics::{Heuristic, Zero};
 use cube_oracle::puzzle::{MoveId, Puzzle, Recent};
-use cube_oracle::search::heuristic::MaxOf;
-use cube_oracle::search::{DistanceTable, Heuristic, Limits, Priority, Status, Zero, best_first, ida_star, rbfs};
-use cube_oracle::sliding::heuristics::{Gaschnig, LinearConflict, LinearConflictCorner, Manhattan, Misplaced, XY};
+use cube_oracle::search::{DistanceTable, Limits, Priority, Status, best_first, ida_star, rbfs};
 use cube_oracle::sliding::{Board, Goal, Sliding, SlidingKey};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};

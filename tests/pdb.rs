@@ -11,9 +11,10 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use cube_oracle::heuristics::Heuristic;
+use cube_oracle::heuristics::sliding_pdb::{AdditivePdb, Partition};
 use cube_oracle::puzzle::{MoveId, Puzzle};
-use cube_oracle::search::{DistanceTable, Heuristic, Limits, Status, ida_star};
-use cube_oracle::sliding::pdb::{AdditivePdb, Partition};
+use cube_oracle::search::{DistanceTable, Limits, Status, ida_star};
 use cube_oracle::sliding::{Board, Goal, Sliding};
 
 fn tsv(text: &str) -> Vec<(u32, Vec<u8>, usize)> {

@@ -10,7 +10,9 @@
 
 use super::cubies::{Cubies, FaceletError};
 use super::geometry::{FACE_LETTERS, FACES, STICKERS};
-use super::state::Cube3;
+use super::state::{Cube3, ONE_HOT_LEN};
+use std::fmt;
+use std::str::FromStr;
 
 fn face_index(ch: char) -> Option<u8> {
     FACE_LETTERS.iter().position(|&f| f == ch).map(|i| i as u8)
@@ -53,4 +55,53 @@ pub fn parse(text: &str) -> Result<Cube3, FaceletError> {
 #[must_use]
 pub fn format(cube: &Cube3) -> String {
     cube.stickers().iter().map(|&c| FACE_LETTERS[c as usize]).collect()
+}
+
+/// The text forms of a cube: facelet strings, and the one-hot encoding read
+/// back through them.
+impl Cube3 {
+    /// Parses and validates a 54-character facelet string.
+    pub fn from_facelets(text: &str) -> Result<Self, FaceletError> {
+        parse(text)
+    }
+
+    /// The 54-character facelet string.
+    #[must_use]
+    pub fn to_facelets(&self) -> String {
+        format(self)
+    }
+
+    /// Reads a one-hot encoding back (argmax per sticker) and validates it.
+    pub fn decode_one_hot(enc: &[f32]) -> Result<Self, FaceletError> {
+        if enc.len() != ONE_HOT_LEN {
+            return Err(FaceletError::WrongLength { len: enc.len() / 6 });
+        }
+        let text: String = enc
+            .chunks_exact(6)
+            .map(|c| {
+                let best = (0..6).max_by(|&a, &b| c[a].total_cmp(&c[b])).unwrap_or(0);
+                FACE_LETTERS[best]
+            })
+            .collect();
+        Self::from_facelets(&text)
+    }
+}
+
+impl fmt::Display for Cube3 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_facelets())
+    }
+}
+
+impl fmt::Debug for Cube3 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Cube3({})", self.to_facelets())
+    }
+}
+
+impl FromStr for Cube3 {
+    type Err = FaceletError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::from_facelets(s)
+    }
 }

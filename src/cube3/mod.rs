@@ -10,7 +10,7 @@ pub mod coord;
 pub mod cubies;
 pub mod facelets;
 pub mod geometry;
-pub mod korf;
+pub mod korf_cube;
 pub mod notation;
 pub mod permute;
 pub mod state;

@@ -7,12 +7,10 @@
 //! only made from the solved cube by turns, from validated facelet strings,
 //! or from validated [`Cubies`].
 
-use super::cubies::{Cubies, FaceletError};
+use super::cubies::Cubies;
 use super::geometry::{CORNER_FACELETS, EDGE_FACELETS, STICKERS, TURN_PERMS};
 use super::permute;
 use super::turn::Turn;
-use std::fmt;
-use std::str::FromStr;
 
 /// A 3×3×3 cube state: 54 stickers, one byte each.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -66,17 +64,6 @@ impl Cube3 {
     #[must_use]
     pub fn stickers(&self) -> &[u8] {
         &self.stickers[..STICKERS]
-    }
-
-    /// Parses and validates a 54-character facelet string.
-    pub fn from_facelets(text: &str) -> Result<Self, FaceletError> {
-        super::facelets::parse(text)
-    }
-
-    /// The 54-character facelet string.
-    #[must_use]
-    pub fn to_facelets(&self) -> String {
-        super::facelets::format(self)
     }
 
     /// The cube with the given pieces (which must satisfy the validity
@@ -152,44 +139,10 @@ impl Cube3 {
             out[6 * i + c as usize] = 1.0;
         }
     }
-
-    /// Reads a one-hot encoding back (argmax per sticker) and validates it.
-    pub fn decode_one_hot(enc: &[f32]) -> Result<Self, FaceletError> {
-        if enc.len() != ONE_HOT_LEN {
-            return Err(FaceletError::WrongLength { len: enc.len() / 6 });
-        }
-        let text: String = enc
-            .chunks_exact(6)
-            .map(|c| {
-                let best = (0..6).max_by(|&a, &b| c[a].total_cmp(&c[b])).unwrap_or(0);
-                super::geometry::FACE_LETTERS[best]
-            })
-            .collect();
-        Self::from_facelets(&text)
-    }
 }
 
 impl Default for Cube3 {
     fn default() -> Self {
         Self::SOLVED
-    }
-}
-
-impl fmt::Display for Cube3 {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_facelets())
-    }
-}
-
-impl fmt::Debug for Cube3 {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Cube3({})", self.to_facelets())
-    }
-}
-
-impl FromStr for Cube3 {
-    type Err = FaceletError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::from_facelets(s)
     }
 }

@@ -9,8 +9,8 @@
 //! heuristics. The goal test is made when a node is expanded, which is what
 //! makes A* optimal.
 
-use super::heuristic::Heuristic;
 use super::outcome::{Limits, SearchOutcome, Status, trace_path};
+use crate::heuristics::Heuristic;
 use crate::puzzle::{MoveId, Puzzle, Recent};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};

@@ -9,8 +9,8 @@
 //! depth that generates the goal. It is neither complete nor optimal; width
 //! 1 is hill climbing without backtracking, and an unbounded width is BFS.
 
-use super::heuristic::Heuristic;
 use super::outcome::{Limits, SearchOutcome, Status, trace_path};
+use crate::heuristics::Heuristic;
 use crate::puzzle::{MoveId, Puzzle, Recent};
 use std::collections::HashSet;
 use std::time::Instant;

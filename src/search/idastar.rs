@@ -16,8 +16,8 @@
 //! counters stay in registers between descents. Node counts are the same
 //! as the plain recursive formulation's.
 
-use super::heuristic::Heuristic;
 use super::outcome::{Limits, SearchOutcome, Status};
+use crate::heuristics::Heuristic;
 use crate::puzzle::{MoveId, Puzzle, Recent};
 use std::time::Instant;
 

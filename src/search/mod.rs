@@ -9,9 +9,9 @@
 pub mod beam;
 pub mod best_first;
 pub mod breadth_first;
-pub mod heuristic;
 pub mod heuristic_beam;
 pub mod idastar;
+pub mod korf;
 pub mod oracle;
 pub mod outcome;
 pub mod rbfs;
@@ -20,7 +20,6 @@ pub mod table;
 pub use beam::{BeamConfig, BeamOutcome, DepthStats, beam_search};
 pub use best_first::{Priority, best_first};
 pub use breadth_first::breadth_first;
-pub use heuristic::{Heuristic, Zero};
 pub use heuristic_beam::heuristic_beam;
 pub use idastar::ida_star;
 pub use oracle::Oracle;

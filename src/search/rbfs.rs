@@ -9,8 +9,8 @@
 //! h(c), F(parent))`). With an admissible heuristic the first goal found is
 //! optimal. Memory is `O(b·d)`: one list of children per level.
 
-use super::heuristic::Heuristic;
 use super::outcome::{Limits, SearchOutcome, Status};
+use crate::heuristics::Heuristic;
 use crate::puzzle::{MoveId, Puzzle, Recent};
 use std::time::Instant;
 

@@ -6,7 +6,7 @@
 //! exact where it has an entry, and for states beyond a depth-limited table
 //! it returns the table's depth + 1, which is still admissible.
 
-use super::heuristic::Heuristic;
+use crate::heuristics::Heuristic;
 use crate::puzzle::{MoveId, Puzzle};
 use std::collections::HashMap;
 

@@ -42,7 +42,7 @@ impl Board {
     /// `4..=64`, or the errors of a malformed permutation
     /// ([`SlidingError::OutOfRange`], [`SlidingError::Duplicate`]).
     pub fn from_tiles(tiles: &[u8]) -> Result<Self, SlidingError> {
-        let n = super::parse::infer_n(tiles.len())?;
+        let n = infer_n(tiles.len())?;
         Self::with_width(n, tiles.iter().map(|&t| i64::from(t)))
     }
 
@@ -158,4 +158,12 @@ impl fmt::Debug for Board {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Board({}×{}: {self})", self.n, self.n)
     }
+}
+
+/// The board width for `count` tiles.
+///
+/// # Errors
+/// [`SlidingError::NotSquare`] unless `count` is a perfect square in `4..=64`.
+pub fn infer_n(count: usize) -> Result<usize, SlidingError> {
+    (MIN_N..=MAX_N).find(|n| n * n == count).ok_or(SlidingError::NotSquare { count })
 }

@@ -8,7 +8,7 @@
 
 use thiserror::Error;
 
-use super::solvability::Parity;
+use super::parity::Parity;
 
 /// What can go wrong when building, parsing or checking sliding-puzzle
 /// boards.

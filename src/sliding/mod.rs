@@ -24,18 +24,17 @@ pub mod board;
 pub mod encoding;
 pub mod error;
 pub mod goal;
-pub mod heuristics;
 pub mod moves;
+pub mod parity;
 pub mod parse;
-pub mod pdb;
 pub mod solvability;
 
-pub use board::{Board, SlidingKey};
+pub use board::infer_n;
+pub use board::{Board, MAX_CELLS, SlidingKey};
 pub use error::SlidingError;
 pub use goal::Goal;
 pub use moves::{DOWN, LEFT, MOVE_NAMES, RIGHT, UP};
-pub use parse::infer_n;
-pub use solvability::Parity;
+pub use parity::Parity;
 
 use std::fmt;
 

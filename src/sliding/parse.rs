@@ -12,16 +12,8 @@
 use std::str::FromStr;
 
 use super::Sliding;
-use super::board::{Board, MAX_N, MIN_N};
+use super::board::{Board, infer_n};
 use super::error::SlidingError;
-
-/// The board width for `count` tiles.
-///
-/// # Errors
-/// [`SlidingError::NotSquare`] unless `count` is a perfect square in `4..=64`.
-pub fn infer_n(count: usize) -> Result<usize, SlidingError> {
-    (MIN_N..=MAX_N).find(|n| n * n == count).ok_or(SlidingError::NotSquare { count })
-}
 
 /// The numbers of a tile list and the length of each `/`-separated row.
 pub(crate) struct Tokens {

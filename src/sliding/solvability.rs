@@ -21,40 +21,13 @@
 //! the whole class of the goal's invariant, `n²!/2` boards. The tests check
 //! this against breadth-first search on every 2×2 and 3×3 board.
 
-use std::fmt;
-
 use rand::Rng;
 use rand::seq::SliceRandom;
 
 use super::Sliding;
 use super::board::Board;
 use super::error::SlidingError;
-
-/// Parity of an integer: the solvability invariant of a board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Parity {
-    /// Divisible by two.
-    Even,
-    /// Not divisible by two.
-    Odd,
-}
-
-impl Parity {
-    /// The parity of `x`.
-    #[must_use]
-    pub fn of(x: usize) -> Self {
-        if x.is_multiple_of(2) { Self::Even } else { Self::Odd }
-    }
-}
-
-impl fmt::Display for Parity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Even => "even",
-            Self::Odd => "odd",
-        })
-    }
-}
+use super::parity::Parity;
 
 impl Board {
     /// Number of pairs of non-blank tiles out of order in row-major reading.

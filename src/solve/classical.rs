@@ -16,12 +16,13 @@ use super::heuristics::sliding_heuristic;
 use super::testsets;
 use crate::csvlog::{Col, write_table};
 use crate::cube3::coord::Coords;
-use crate::cube3::korf::KorfSolver;
 use crate::cube3::{Cube3Puzzle, Metric};
 use crate::folder::{self, IfExists, Output};
+use crate::heuristics::{Heuristic, Zero};
 use crate::puzzle::Puzzle;
+use crate::search::korf::KorfSolver;
 use crate::search::{
-    Heuristic, Limits, Priority, SearchOutcome, Status, Zero, best_first, breadth_first, heuristic_beam, ida_star, rbfs,
+    Limits, Priority, SearchOutcome, Status, best_first, breadth_first, heuristic_beam, ida_star, rbfs,
 };
 use crate::sliding::{Goal, Sliding};
 use anyhow::{Result, bail};
@@ -478,7 +479,7 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf> {
         Some(label) => Some(Output::claim(&opts.out_root, label, "--label", if_exists)?),
         None => None,
     };
-    let cache = crate::pdb::cache_dir();
+    let cache = crate::heuristics::store::cache_dir();
     let (rows, set_label, puzzle_name, h_name) = match opts.puzzle {
         PuzzleKind::Sliding(n) => {
             let (puzzle, cases, label) = sliding_cases(opts, n)?;

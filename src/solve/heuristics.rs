@@ -2,20 +2,20 @@
 //!
 //! A name resolves to a boxed [`Heuristic`] for the chosen puzzle: `zero`,
 //! `misplaced`, `manhattan`, `linear-conflict`, `linear-conflict+corner`,
-//! `gaschnig`, `xy` (see [`crate::sliding::heuristics`]), the additive
+//! `gaschnig`, `xy` (see [`crate::heuristics::sliding`]), the additive
 //! pattern databases `pdb-5-5-5`, `pdb-6-6-3`, `pdb-7-8`, `pdb-6-6-6-6`
 //! (append `+r` for the max with the reflected lookup; see
-//! [`crate::sliding::pdb`]), the pointwise maximum `max(a,b,…)` of any of
+//! [`crate::heuristics::sliding_pdb`]), the pointwise maximum `max(a,b,…)` of any of
 //! them, and the weighted `K*name` (not admissible for `K > 1`). Boxed
 //! heuristics are heuristics themselves, so the generic searches take them
 //! as they are.
 
+use crate::heuristics::MaxOf;
+use crate::heuristics::sliding::{Gaschnig, LinearConflict, LinearConflictCorner, Manhattan, Misplaced, XY};
+use crate::heuristics::sliding_pdb::{AdditivePdb, partitions_for};
+use crate::heuristics::{Heuristic, Zero};
 use crate::puzzle::Puzzle;
-use crate::search::heuristic::MaxOf;
-use crate::search::{Heuristic, Zero};
 use crate::sliding::Sliding;
-use crate::sliding::heuristics::{Gaschnig, LinearConflict, LinearConflictCorner, Manhattan, Misplaced, XY};
-use crate::sliding::pdb::{AdditivePdb, partitions_for};
 use anyhow::{Result, bail};
 use std::path::Path;
 

@@ -41,11 +41,11 @@
 //! the parity of the true distance and dominates linear conflict.
 //! Consistency is not claimed.
 
-use super::super::board::MAX_CELLS;
-use super::super::{Board, Sliding};
 use super::LinearConflict;
+use crate::heuristics::Heuristic;
 use crate::puzzle::Puzzle;
-use crate::search::Heuristic;
+use crate::sliding::MAX_CELLS;
+use crate::sliding::{Board, Sliding};
 
 /// A corner cell, its goal tile, and its neighbours with theirs.
 #[derive(Clone, Debug)]
@@ -142,8 +142,8 @@ impl Heuristic<Sliding> for LinearConflictCorner {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::Goal;
     use super::*;
+    use crate::sliding::Goal;
 
     #[test]
     fn the_rule_on_hand_made_boards() {

@@ -35,7 +35,7 @@ use anyhow::{Result, bail};
 use rayon::prelude::*;
 
 use crate::checksum::Fnv1a;
-use crate::pdb::{ByteTable, CacheOutcome, build_progress, load_or_build};
+use crate::heuristics::store::{ByteTable, CacheOutcome, build_progress, load_or_build};
 
 /// Version of the table layout and search; part of every cache fingerprint.
 pub const FORMAT_VERSION: u32 = 1;
@@ -157,7 +157,7 @@ impl Pattern {
         let bar = build_progress(&label, self.entries() as u64);
         let values = build_bfs(self, &|k| bar.inc(k));
         bar.finish_and_clear();
-        crate::pdb::Packed::from_bytes(values.len(), values).expect("one byte an entry")
+        crate::heuristics::store::Packed::from_bytes(values.len(), values).expect("one byte an entry")
     }
 
     /// Loads the table from `cache` or builds and saves it.

@@ -19,12 +19,12 @@
 //! has the parity of the true distance. The child's value is updated from
 //! the parent's by recomputing only those two lines.
 
-use super::super::board::MAX_CELLS;
-use super::super::moves::{DOWN, UP};
-use super::super::{Board, Sliding};
 use super::{Manhattan, goal_cells, moved_from};
+use crate::heuristics::Heuristic;
 use crate::puzzle::MoveId;
-use crate::search::Heuristic;
+use crate::sliding::MAX_CELLS;
+use crate::sliding::{Board, Sliding};
+use crate::sliding::{DOWN, UP};
 
 /// Manhattan distance plus linear conflicts (exact LIS form).
 #[derive(Clone, Debug)]
@@ -140,9 +140,9 @@ impl Heuristic<Sliding> for LinearConflict {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::Goal;
     use super::*;
     use crate::puzzle::Puzzle;
+    use crate::sliding::Goal;
 
     #[test]
     fn longest_increasing_subsequences() {

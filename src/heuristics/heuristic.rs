@@ -147,7 +147,7 @@ impl<P: Puzzle> Heuristic<P> for MaxOf<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sliding::heuristics::{Gaschnig, Manhattan};
+    use crate::heuristics::sliding::{Gaschnig, Manhattan};
     use crate::sliding::{Goal, Sliding};
 
     struct Liar;

@@ -10,7 +10,7 @@
 //! [`AdditivePdb`] sums them, and can also take the maximum with the same
 //! sum on the board reflected about the main diagonal (`+r`), which is
 //! admissible when the goal's blank sits on that diagonal. Tables are
-//! cached on disk through [`crate::pdb::load_or_build`].
+//! cached on disk through [`crate::heuristics::store::load_or_build`].
 
 pub mod partition;
 pub mod pattern;
@@ -23,10 +23,10 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 
-use super::{Board, DOWN, LEFT, RIGHT, Sliding, UP};
-use crate::pdb::{ByteTable, CacheOutcome};
+use crate::heuristics::Heuristic;
+use crate::heuristics::store::{ByteTable, CacheOutcome};
 use crate::puzzle::{MoveId, Puzzle};
-use crate::search::Heuristic;
+use crate::sliding::{Board, DOWN, LEFT, RIGHT, Sliding, UP};
 
 /// Most patterns in one partition.
 pub const MAX_PATTERNS: usize = 16;

@@ -34,8 +34,8 @@ pub use manhattan::Manhattan;
 pub use misplaced::Misplaced;
 pub use xy::XY;
 
-use super::Sliding;
 use crate::puzzle::Puzzle;
+use crate::sliding::Sliding;
 
 /// Goal cell of every tile (the blank, tile `0`, included) of a puzzle.
 pub(crate) fn goal_cells(p: &Sliding) -> Vec<usize> {
@@ -52,6 +52,6 @@ pub(crate) fn goal_cells(p: &Sliding) -> Vec<usize> {
 /// inverse of [`super::moves`]' slide.
 #[inline]
 pub(crate) fn moved_from(new_blank: usize, n: usize, m: crate::puzzle::MoveId) -> usize {
-    let step = if m < super::moves::LEFT { n } else { 1 };
+    let step = if m < crate::sliding::LEFT { n } else { 1 };
     if m & 1 == 0 { new_blank + step } else { new_blank.wrapping_sub(step) }
 }

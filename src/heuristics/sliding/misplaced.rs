@@ -5,9 +5,9 @@
 //! one tile's cell, so the count changes by at most one per move: the
 //! heuristic is admissible and consistent.
 
-use super::super::{Board, Sliding};
 use super::goal_cells;
-use crate::search::Heuristic;
+use crate::heuristics::Heuristic;
+use crate::sliding::{Board, Sliding};
 
 /// Number of tiles not on their goal cell.
 #[derive(Clone, Debug)]

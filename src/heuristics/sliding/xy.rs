@@ -25,11 +25,11 @@
 //! 65,650,495 per axis (over three minutes and gigabytes to build), so
 //! construction is refused above [`XY::MAX_N`] = 4.
 
-use super::super::board::MAX_CELLS;
-use super::super::{Board, Sliding};
 use super::goal_cells;
+use crate::heuristics::Heuristic;
 use crate::puzzle::Puzzle;
-use crate::search::Heuristic;
+use crate::sliding::MAX_CELLS;
+use crate::sliding::{Board, Sliding};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -174,8 +174,8 @@ impl Heuristic<Sliding> for XY {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::Goal;
     use super::*;
+    use crate::sliding::Goal;
 
     #[test]
     fn the_worked_example() {

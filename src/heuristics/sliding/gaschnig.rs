@@ -18,10 +18,10 @@
 //! Manhattan distance (e.g. `2 1 6 / 5 4 3 / 8 7 0`, where Manhattan and
 //! misplaced both count 8 and Gaschnig 12), but Manhattan is usually larger.
 
-use super::super::board::MAX_CELLS;
-use super::super::{Board, Sliding};
 use super::goal_cells;
-use crate::search::Heuristic;
+use crate::heuristics::Heuristic;
+use crate::sliding::MAX_CELLS;
+use crate::sliding::{Board, Sliding};
 
 /// Swaps with the blank needed to sort the board (Gaschnig's relaxation).
 #[derive(Clone, Debug)]

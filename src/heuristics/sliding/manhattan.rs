@@ -8,11 +8,11 @@
 //! parent's in O(1) from the one tile that moved
 //! ([`Heuristic::estimate_child`]), which is what depth-first searches use.
 
-use super::super::board::MAX_CELLS;
-use super::super::{Board, Sliding};
 use super::{goal_cells, moved_from};
+use crate::heuristics::Heuristic;
 use crate::puzzle::MoveId;
-use crate::search::Heuristic;
+use crate::sliding::MAX_CELLS;
+use crate::sliding::{Board, Sliding};
 
 /// Sum over tiles of the grid distance to the goal cell.
 #[derive(Clone, Debug)]
