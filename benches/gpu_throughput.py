@@ -6,7 +6,7 @@ batch and precision, read from the same TOML config, on a CUDA GPU.
     python3 benches/gpu_throughput.py --peak
 
 Network: every hidden layer Linear -> ReLU -> BatchNorm1d, residual blocks of
-two such layers plus the identity, a linear head (as src/model.rs). Adam
+two such layers plus the identity, a linear head (as src/learn/model.rs). Adam
 (eps 1e-8) at the config's learning rate. Each step uploads a host batch of
 one-hot cube encodings (54 ones per row) and reads the loss back, as burn's
 training step does. Inference: forward passes of 4096 rows read back to the

@@ -4,7 +4,7 @@
 //! `gpu_throughput --config configs/cube3-efficientcube.toml --device gpu
 //! [--precision f32|flex32|f16|bf16] [--steps 30] [--warmup 5]`
 //!
-//! Training: `train::train_step` (forward, loss, backward, optimiser step,
+//! Training: `training::train_step` (forward, loss, backward, optimiser step,
 //! loss read back, so one synchronisation per step) on host batches made by
 //! the real walk generator and uploaded every step, at the config's
 //! `data.states_per_step`; this is `train`'s step without the data workers.
@@ -17,13 +17,13 @@
 
 use burn::module::Module;
 use burn::tensor::{Tensor, TensorData};
-use cube_oracle::backend;
-use cube_oracle::config::{DeviceKind, Precision, TrainConfig};
 use cube_oracle::cube3::Cube3Puzzle;
-use cube_oracle::data::{BatchSpec, make_batch};
-use cube_oracle::model::{PolicyNet, forward_macs, parameter_count};
+use cube_oracle::learn::backend;
+use cube_oracle::learn::config::{DeviceKind, Precision, TrainConfig};
+use cube_oracle::learn::data::{BatchSpec, make_batch};
+use cube_oracle::learn::model::{PolicyNet, forward_macs, parameter_count};
+use cube_oracle::learn::training::{optimizer, train_step};
 use cube_oracle::puzzle::Puzzle;
-use cube_oracle::train::{optimizer, train_step};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;

@@ -12,10 +12,10 @@ use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
-use cube_oracle::config::{Encoding, ModelSection, Norm};
 use cube_oracle::cube3::{Cube3Puzzle, Metric};
-use cube_oracle::data::{BatchSpec, make_batch};
-use cube_oracle::model::{PolicyNet, forward_macs, parameter_count};
+use cube_oracle::learn::config::{Encoding, ModelSection, Norm};
+use cube_oracle::learn::data::{BatchSpec, make_batch};
+use cube_oracle::learn::model::{PolicyNet, forward_macs, parameter_count};
 use cube_oracle::scramble::WalkLength;
 use std::time::Instant;
 
@@ -61,9 +61,9 @@ fn main() {
         println!("{:.1}", peak_gflops(threads));
         return;
     }
-    cube_oracle::train::set_threads(Some(threads));
+    cube_oracle::learn::training::set_threads(Some(threads));
     if std::env::var_os("CUBE_ORACLE_DEFAULT_MALLOC").is_none() {
-        cube_oracle::backend::tune_allocator();
+        cube_oracle::learn::backend::tune_allocator();
     }
     let cfg =
         ModelSection { encoding: Encoding::OneHot, hidden: vec![1024, 1024], residual_blocks: 2, norm: Norm::None };

@@ -2,8 +2,8 @@
 //! schema (unknown keys are errors), and the model-size study changes the
 //! network and the run name only, with sizes strictly increasing.
 
-use cube_oracle::config::TrainConfig;
-use cube_oracle::model::parameter_count;
+use cube_oracle::learn::config::TrainConfig;
+use cube_oracle::learn::model::parameter_count;
 use std::path::{Path, PathBuf};
 
 fn toml_files(dir: &Path, out: &mut Vec<PathBuf>) {

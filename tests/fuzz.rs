@@ -9,13 +9,13 @@
 //! run, whose counts are recorded in `benches/results/fuzz-*.txt`:
 //! `CUBE_ORACLE_FUZZ_CASES=1000000 cargo test --release --test fuzz -- --nocapture --test-threads 1`.
 
-use cube_oracle::config::TrainConfig;
 use cube_oracle::cube3::{Cube3, facelets, notation};
 use cube_oracle::folder;
+use cube_oracle::learn::checkpoint;
+use cube_oracle::learn::config::TrainConfig;
 use cube_oracle::sliding::{Board, Goal, Sliding};
 use cube_oracle::solve::classical::{Method, PuzzleKind};
 use cube_oracle::solve::{boards, heuristics, testsets, widths};
-use cube_oracle::train::checkpoint;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, RngSeed, TestRunner};
 use std::path::Path;
@@ -370,17 +370,17 @@ fn checkpoint_flips_and_truncations() {
     cfg.train.eval_every = 4;
     cfg.train.checkpoint_every = 4;
     cfg.train.threads = Some(1);
-    let opts = cube_oracle::train::TrainOptions {
+    let opts = cube_oracle::learn::training::TrainOptions {
         existing: cube_oracle::rundir::Existing::Refuse,
         command_line: "fuzz".into(),
         progress: false,
         max_steps_this_leg: None,
         fresh_logs: false,
     };
-    cube_oracle::train::run(&cfg, &opts).unwrap();
+    cube_oracle::learn::training::run(&cfg, &opts).unwrap();
     let path = checkpoint::latest(&dir.join("smoke/checkpoints")).unwrap();
     let good = std::fs::read(&path).unwrap();
-    let device = cube_oracle::backend::device(cube_oracle::config::DeviceKind::Cpu).unwrap();
+    let device = cube_oracle::learn::backend::device(cube_oracle::learn::config::DeviceKind::Cpu).unwrap();
     let len = good.len();
     // Flips anywhere, and flips with the checksum repaired (so that the
     // section parser and the model loader see them), and truncations.
@@ -393,7 +393,7 @@ fn checkpoint_flips_and_truncations() {
         let sum = cube_oracle::checksum::fnv1a(&found[..body]);
         found[body..].copy_from_slice(&sum.to_le_bytes());
         if let Ok(ck) = checkpoint::decode(&found) {
-            let _ = cube_oracle::train::model_from_bytes(&cfg, ck.model, &device);
+            let _ = cube_oracle::learn::model::model_from_bytes(&cfg, ck.model, &device);
         }
     }
     let strategy = (
@@ -413,7 +413,7 @@ fn checkpoint_flips_and_truncations() {
             bytes[body..].copy_from_slice(&sum.to_le_bytes());
         }
         match checkpoint::decode(&bytes) {
-            Ok(ck) => cube_oracle::train::model_from_bytes(&cfg, ck.model, &device).is_ok(),
+            Ok(ck) => cube_oracle::learn::model::model_from_bytes(&cfg, ck.model, &device).is_ok(),
             Err(_) => false,
         }
     });

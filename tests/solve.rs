@@ -3,13 +3,13 @@
 //! writes every table and plot and reports unsolved cubes; bad input gets
 //! its own message and exit status 1.
 
-use cube_oracle::config::{LengthSpec, TrainConfig};
 use cube_oracle::cube3::{Cube3, Cube3Puzzle, Metric};
-use cube_oracle::oracle::NetOracle;
+use cube_oracle::learn::config::{LengthSpec, TrainConfig};
+use cube_oracle::learn::inference::NetOracle;
+use cube_oracle::learn::training::{self, TrainOptions};
 use cube_oracle::puzzle::Puzzle;
 use cube_oracle::rundir::Existing;
 use cube_oracle::search::{BeamConfig, beam_search};
-use cube_oracle::train::{self, TrainOptions};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -38,7 +38,7 @@ fn shallow_run() -> &'static PathBuf {
             max_steps_this_leg: None,
             fresh_logs: false,
         };
-        train::run(&cfg, &opts).unwrap();
+        training::run(&cfg, &opts).unwrap();
         out.join("shallow")
     })
 }

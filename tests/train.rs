@@ -2,9 +2,9 @@
 //! right headers, a depth-1–2 model learns depth-1 states, resuming equals
 //! an uninterrupted run, and bad input gives specific errors.
 
-use cube_oracle::config::{LengthSpec, TrainConfig};
+use cube_oracle::learn::config::{LengthSpec, TrainConfig};
+use cube_oracle::learn::training::{self, TrainOptions};
 use cube_oracle::rundir::Existing;
-use cube_oracle::train::{self, TrainOptions};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -53,7 +53,7 @@ fn column(path: &Path, name: &str) -> Vec<String> {
 fn smoke_run_writes_every_file() {
     let out = tmp("smoke");
     let cfg = smoke(&out, "smoke");
-    let o = train::run(&cfg, &opts(Existing::Refuse, None)).unwrap();
+    let o = training::run(&cfg, &opts(Existing::Refuse, None)).unwrap();
     assert_eq!((o.step, o.stopped_early), (40, false));
     let dir = out.join("smoke");
     assert_eq!(header(&dir.join("metrics.csv")), "step,samples,elapsed_s,lr,loss,accuracy,samples_per_s");
@@ -107,7 +107,7 @@ fn shallow_training_learns_depth_one_exactly() {
     cfg.train.steps = Some(150);
     cfg.train.eval_every = 150;
     cfg.train.checkpoint_every = 150;
-    train::run(&cfg, &opts(Existing::Refuse, None)).unwrap();
+    training::run(&cfg, &opts(Existing::Refuse, None)).unwrap();
     let eval = out.join("depth1/eval.csv");
     let depth = column(&eval, "depth");
     let acc = column(&eval, "accuracy");
@@ -120,11 +120,11 @@ fn shallow_training_learns_depth_one_exactly() {
 fn resuming_gives_the_same_metrics_as_an_uninterrupted_run() {
     let out = tmp("resume");
     let whole = smoke(&out, "whole");
-    train::run(&whole, &opts(Existing::Refuse, None)).unwrap();
+    training::run(&whole, &opts(Existing::Refuse, None)).unwrap();
     let legs = smoke(&out, "legs");
-    let first = train::run(&legs, &opts(Existing::Refuse, Some(17))).unwrap();
+    let first = training::run(&legs, &opts(Existing::Refuse, Some(17))).unwrap();
     assert_eq!((first.step, first.stopped_early), (17, true));
-    let second = train::run(&legs, &opts(Existing::Resume, None)).unwrap();
+    let second = training::run(&legs, &opts(Existing::Resume, None)).unwrap();
     assert_eq!((second.step, second.stopped_early), (40, false));
     for (file, cols) in [
         ("metrics.csv", &["step", "samples", "lr", "loss", "accuracy"][..]),
@@ -218,8 +218,8 @@ fn exported_weights_solve_the_same_but_never_resume() {
 
     // The export keeps the model, loop state and snapshot, drops the
     // optimiser, and copies the run's other files.
-    let full = cube_oracle::train::checkpoint::load(&dir.join("runs/e/checkpoints/step-00000020.ckpt")).unwrap();
-    let lean = cube_oracle::train::checkpoint::load(&dir.join("exported/checkpoints/step-00000020.ckpt")).unwrap();
+    let full = cube_oracle::learn::checkpoint::load(&dir.join("runs/e/checkpoints/step-00000020.ckpt")).unwrap();
+    let lean = cube_oracle::learn::checkpoint::load(&dir.join("exported/checkpoints/step-00000020.ckpt")).unwrap();
     assert_eq!(
         (lean.model == full.model, lean.state == full.state, lean.snapshot == full.snapshot),
         (true, true, true)

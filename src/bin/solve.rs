@@ -8,8 +8,8 @@
 //! are printed with their causes and give exit status 1.
 
 use clap::{ArgGroup, Parser};
-use cube_oracle::config::DeviceKind;
 use cube_oracle::cube3::Metric;
+use cube_oracle::learn::config::DeviceKind;
 use cube_oracle::search::Limits;
 use cube_oracle::solve::classical::{self, ClassicalOptions, Input, Method, PuzzleKind};
 use cube_oracle::solve::distances::{self, TableOptions};

@@ -1,14 +1,14 @@
 //! `train --config configs/<name>.toml`: train a policy oracle.
 //!
 //! Thin entry point: parse arguments, load the config, dispatch to
-//! `cube_oracle::train::run`. Errors are printed with their causes and give
+//! `cube_oracle::learn::training::run`. Errors are printed with their causes and give
 //! exit status 1; an interrupted (Ctrl-C) run exits with 130 after writing a
 //! checkpoint.
 
 use clap::Parser;
-use cube_oracle::config::TrainConfig;
+use cube_oracle::learn::config::TrainConfig;
+use cube_oracle::learn::training::{self, TrainOptions};
 use cube_oracle::rundir::Existing;
-use cube_oracle::train::{self, TrainOptions};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -48,7 +48,7 @@ struct Args {
 fn main() -> ExitCode {
     let args = Args::parse();
     if let (Some(run), Some(to)) = (&args.export_weights, &args.to) {
-        return match train::export_weights(run, to) {
+        return match training::export_weights(run, to) {
             Ok(path) => {
                 println!("{}", path.display());
                 ExitCode::SUCCESS
@@ -73,7 +73,7 @@ fn main() -> ExitCode {
             max_steps_this_leg: args.max_steps,
             fresh_logs: args.fresh_logs,
         };
-        train::run(&cfg, &opts)
+        training::run(&cfg, &opts)
     });
     match result {
         Ok(o) if o.stopped_early && args.max_steps.is_none() => ExitCode::from(130),

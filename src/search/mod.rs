@@ -4,7 +4,7 @@
 //!
 //! Search code never depends on the neural-network stack: an [`Oracle`]
 //! turns a batch of encoded states into move log-probabilities, and the
-//! burn network is only one implementation of it (in `crate::oracle`).
+//! burn network is only one implementation of it (in `crate::learn::inference`).
 
 pub mod beam;
 pub mod best_first;

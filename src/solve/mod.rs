@@ -9,11 +9,11 @@ pub mod heuristics;
 pub mod testsets;
 pub mod widths;
 
-use crate::config::DeviceKind;
 use crate::csvlog::{Col, write_table};
 use crate::cube3::{Cube3Puzzle, Metric, notation};
 use crate::folder::{self, IfExists, Output};
-use crate::oracle::NetOracle;
+use crate::learn::config::DeviceKind;
+use crate::learn::inference::NetOracle;
 use crate::plot::{Chart, Series, Style};
 use crate::search::{BeamConfig, BeamOutcome, Oracle, beam_search};
 use crate::statistics::{pearson, quantile};

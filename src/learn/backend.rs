@@ -6,7 +6,7 @@
 //! (wgpu over Vulkan; it needs no LLVM or CUDA toolkit at build time, only
 //! the GPU driver's Vulkan loader at run time).
 
-use crate::config::{DeviceKind, Precision};
+use crate::learn::config::{DeviceKind, Precision};
 use anyhow::Result;
 use burn::tensor::{Device, FloatDType};
 

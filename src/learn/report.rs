@@ -3,12 +3,12 @@
 //! printed at the end.
 
 use super::diagnostics::{Predictions, label_frequencies, unit_histogram, visits};
-use super::{Evaluation, Outcome, TrainOptions};
-use crate::backend;
-use crate::config::TrainConfig;
+use super::leg::{Evaluation, Outcome, TrainOptions};
 use crate::csvlog::{Col, CsvLog, read_columns, write_table};
-use crate::data::{Batch, BatchSpec, for_each_sample};
-use crate::model::{forward_macs, parameter_count};
+use crate::learn::backend;
+use crate::learn::config::TrainConfig;
+use crate::learn::data::{Batch, BatchSpec, for_each_sample};
+use crate::learn::model::{forward_macs, parameter_count};
 use crate::plot::{Chart, Series, Style};
 use crate::puzzle::Puzzle;
 use crate::rundir::{dependency_versions, git_revision, write_atomic};

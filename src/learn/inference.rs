@@ -5,11 +5,12 @@
 //! network in inference mode on the configured device, and answers batched
 //! log-probability queries. Search code only ever sees the `Oracle` trait.
 
-use crate::backend;
-use crate::config::{DeviceKind, TrainConfig};
-use crate::model::PolicyNet;
+use crate::learn::backend;
+use crate::learn::checkpoint;
+use crate::learn::config::{DeviceKind, TrainConfig};
+use crate::learn::model::PolicyNet;
+use crate::learn::model::load_for_inference;
 use crate::search::Oracle;
-use crate::train::{checkpoint, load_for_inference};
 use anyhow::{Result, anyhow};
 use burn::module::Module;
 use burn::tensor::activation::log_softmax;

@@ -10,26 +10,24 @@
 //! same data stream, model, optimiser and logging window, so its metrics
 //! equal those of an uninterrupted run.
 
-pub mod checkpoint;
-pub mod diagnostics;
-mod report;
-
-use crate::backend;
-use crate::config::{DeviceKind, Schedule, TrainConfig};
+use super::checkpoint::{self, Checkpoint, LoopState};
+pub use super::leg::{Evaluation, Outcome, TrainOptions};
+use super::model::load_model;
+use super::report;
 use crate::csvlog::{Col, CsvLog};
 use crate::cube3::Cube3Puzzle;
-use crate::data::{self, Batch, BatchSpec, BatchStream};
-use crate::model::{PolicyNet, forward_macs, parameter_count};
+use crate::learn::backend;
+use crate::learn::config::{DeviceKind, Schedule, TrainConfig};
+use crate::learn::data::{self, Batch, BatchSpec, BatchStream};
+use crate::learn::model::{PolicyNet, forward_macs, parameter_count};
 use crate::puzzle::Puzzle;
-use crate::rundir::{self, Existing, write_atomic};
+use crate::rundir::{self, write_atomic};
 use anyhow::{Context, Result, bail};
 use burn::module::Module;
 use burn::optim::grad_clipping::GradientClippingConfig;
 use burn::optim::{AdamConfig, AdamWConfig, GradientsParams, ModuleOptimizer, decay::WeightDecayConfig};
-use burn::store::ModuleRecord;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bytes, Device, Int, Tensor, TensorData};
-use checkpoint::{Checkpoint, LoopState};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,38 +45,6 @@ const KEEP_CHECKPOINTS: usize = 2;
 const VISIT_WINDOW: u64 = 100;
 /// Rows per forward pass when evaluating.
 const EVAL_CHUNK: usize = 4096;
-
-/// How `train` was asked to run.
-#[derive(Clone, Debug)]
-pub struct TrainOptions {
-    /// What to do with an existing run directory.
-    pub existing: Existing,
-    /// The command line, recorded in `meta.json`.
-    pub command_line: String,
-    /// Show a progress bar (when stderr is a terminal).
-    pub progress: bool,
-    /// Stop after this many steps in this invocation (for tests and legs of
-    /// a long run); the run stays resumable.
-    pub max_steps_this_leg: Option<u64>,
-    /// On resume, start logs that cannot be continued afresh (keeping the
-    /// old files beside them) instead of stopping with an error.
-    pub fresh_logs: bool,
-}
-
-/// What a finished (or interrupted) `train` invocation did.
-#[derive(Clone, Debug)]
-pub struct Outcome {
-    /// The run directory.
-    pub run_dir: PathBuf,
-    /// Steps completed in total.
-    pub step: u64,
-    /// Total steps the config asks for.
-    pub total_steps: u64,
-    /// Whether the run stopped early (Ctrl-C or `max_steps_this_leg`).
-    pub stopped_early: bool,
-    /// Mean training samples per second in this invocation.
-    pub samples_per_s: f64,
-}
 
 /// Copies the run directory `run_dir` to `to` (a new directory) for
 /// inference: every file except `checkpoints/` and `solve/`, plus the newest
@@ -150,12 +116,12 @@ pub fn optimizer(cfg: &TrainConfig) -> ModuleOptimizer {
     let o = &cfg.optim;
     let clip = (o.grad_clip > 0.0).then_some(GradientClippingConfig::Norm(o.grad_clip as f32));
     match o.optimizer {
-        crate::config::OptimizerKind::Adam => AdamConfig::new()
+        crate::learn::config::OptimizerKind::Adam => AdamConfig::new()
             .with_epsilon(1e-8)
             .with_weight_decay((o.weight_decay > 0.0).then(|| WeightDecayConfig::new(o.weight_decay as f32)))
             .with_grad_clipping(clip)
             .init(),
-        crate::config::OptimizerKind::Adamw => AdamWConfig::new()
+        crate::learn::config::OptimizerKind::Adamw => AdamWConfig::new()
             .with_epsilon(1e-8)
             .with_weight_decay(o.weight_decay as f32)
             .with_grad_clipping(clip)
@@ -413,71 +379,6 @@ fn check_same_run(cfg: &TrainConfig, config_path: &Path) -> Result<()> {
     Ok(())
 }
 
-fn load_model(model: PolicyNet, bytes: Vec<u8>) -> Result<PolicyNet> {
-    // Cast to the module's float type: a record always holds floats we
-    // wrote, and burn panics (rather than erring) on a record whose tensor
-    // claims another type (found by tests/fuzz.rs with a repaired checksum).
-    let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes))
-        .map_err(|e| anyhow::anyhow!("its model section is not a model record this build can read ({e})"))?
-        .cast_to_module_dtype();
-    model.try_load_record(record).map_err(|e| anyhow::anyhow!("{}", explain_mismatch(&e.to_string())))
-}
-
-/// Words for burn's record-validation message, which quotes one entry per
-/// tensor (`"path: shape mismatch, expected Shape { dims: [a, b] } but
-/// record has Shape { dims: [c, d] }"`, or bare paths for missing and
-/// unused tensors): the first differing tensor with both shapes, and how
-/// many differ.
-fn explain_mismatch(message: &str) -> String {
-    let dims_after = |text: &str, key: &str| -> Option<String> {
-        let rest = &text[text.find(key)? + key.len()..];
-        let open = rest.find('[')?;
-        let close = open + rest[open..].find(']')?;
-        Some(rest[open + 1..close].split(',').map(str::trim).collect::<Vec<_>>().join("×"))
-    };
-    let entries: Vec<&str> = message.split('"').skip(1).step_by(2).collect();
-    let mismatches: Vec<&str> = entries.iter().copied().filter(|e| e.contains("shape mismatch")).collect();
-    if let Some(first) = mismatches.first()
-        && let (Some(model), Some(ckpt)) = (dims_after(first, "expected"), dims_after(first, "record has"))
-    {
-        let path = first.split(':').next().unwrap_or(first);
-        return format!(
-            "the checkpoint does not fit the model the config describes: tensor `{path}` is {ckpt} in the \
-             checkpoint but {model} in the config's model ({} tensor(s) differ); compare [model] in the run's \
-             config.toml with the run that wrote the checkpoint",
-            mismatches.len()
-        );
-    }
-    let what = if message.contains("Missing tensors") {
-        "the checkpoint lacks tensors of the config's model (the config describes more layers or blocks)"
-    } else if message.contains("Unused tensors") {
-        "the checkpoint has tensors the config's model lacks (the config describes fewer layers or blocks)"
-    } else {
-        "the checkpoint does not fit the model the config describes"
-    };
-    let shown: Vec<&str> = entries.iter().copied().take(3).collect();
-    let more = if entries.len() > 3 { format!(" and {} more", entries.len() - 3) } else { String::new() };
-    if shown.is_empty() { what.to_string() } else { format!("{what}: {}{more}", shown.join(", ")) }
-}
-
-/// Loads a model for inference from a checkpoint file.
-pub fn load_for_inference(cfg: &TrainConfig, path: &Path, device: &Device) -> Result<PolicyNet> {
-    let ck = checkpoint::load(path)?;
-    model_from_bytes(cfg, ck.model, device).with_context(|| format!("loading the model from {}", path.display()))
-}
-
-/// The model `cfg` describes with the weights of a checkpoint's model
-/// section (see [`checkpoint::decode`]).
-///
-/// # Errors
-/// Bytes that are not a model record, or a record of another shape (the
-/// message names the first differing tensor and both shapes).
-pub fn model_from_bytes(cfg: &TrainConfig, model_bytes: Vec<u8>, device: &Device) -> Result<PolicyNet> {
-    let puzzle = Cube3Puzzle::new(cfg.metric());
-    let model = PolicyNet::new(&cfg.model, puzzle.encoded_len(), puzzle.num_moves(), device);
-    load_model(model, model_bytes)
-}
-
 fn save_checkpoint(
     dir: &Path,
     model: &PolicyNet,
@@ -523,14 +424,6 @@ pub fn train_step(
     Ok((optim.step(lr, model, grads), loss_value, correct))
 }
 
-/// Held-out evaluation: per-sample log-probabilities of every move.
-pub struct Evaluation {
-    /// `rows × moves` probabilities.
-    pub probs: Vec<f32>,
-    /// `rows × moves` log-probabilities.
-    pub log_probs: Vec<f32>,
-}
-
 /// Runs the model (in inference mode) over `set`.
 pub fn evaluate(model: &PolicyNet, device: &Device, set: &Batch, moves: usize, inputs: usize) -> Result<Evaluation> {
     let net = model.valid();
@@ -561,23 +454,4 @@ fn progress_bar(show: bool, total: u64, at: u64) -> ProgressBar {
     );
     bar.set_position(at);
     bar
-}
-
-#[cfg(test)]
-mod tests {
-    use super::explain_mismatch;
-
-    #[test]
-    fn record_mismatches_are_put_in_words() {
-        let shape = "Record validation error: Apply errors: [\"trunk.0.linear.weight: shape mismatch, expected \
-                     Shape { dims: [324, 256] } but record has Shape { dims: [324, 512] }\", \"trunk.0.linear.bias: \
-                     shape mismatch, expected Shape { dims: [256] } but record has Shape { dims: [512] }\"]";
-        let m = explain_mismatch(shape);
-        assert!(m.contains("tensor `trunk.0.linear.weight` is 324×512 in the checkpoint but 324×256"), "{m}");
-        assert!(m.contains("(2 tensor(s) differ)") && !m.contains("Shape {"), "{m}");
-        let unused = "Record validation error: Unused tensors: [\"blocks.1.a\", \"blocks.1.b\", \"blocks.1.c\", \"x\"]";
-        let m = explain_mismatch(unused);
-        assert!(m.contains("fewer layers or blocks): blocks.1.a, blocks.1.b, blocks.1.c and 1 more"), "{m}");
-        assert!(explain_mismatch("Record validation error: Missing tensors: [\"y\"]").contains("more layers"));
-    }
 }

@@ -1,0 +1,47 @@
+//! The records of one training leg: what `train` was asked to do
+//! ([`TrainOptions`]), what it did ([`Outcome`]), and the numbers of one
+//! held-out evaluation ([`Evaluation`]). Shared by the loop and the
+//! reports, which therefore do not import each other.
+
+use crate::rundir::Existing;
+use std::path::PathBuf;
+
+/// How `train` was asked to run.
+#[derive(Clone, Debug)]
+pub struct TrainOptions {
+    /// What to do with an existing run directory.
+    pub existing: Existing,
+    /// The command line, recorded in `meta.json`.
+    pub command_line: String,
+    /// Show a progress bar (when stderr is a terminal).
+    pub progress: bool,
+    /// Stop after this many steps in this invocation (for tests and legs of
+    /// a long run); the run stays resumable.
+    pub max_steps_this_leg: Option<u64>,
+    /// On resume, start logs that cannot be continued afresh (keeping the
+    /// old files beside them) instead of stopping with an error.
+    pub fresh_logs: bool,
+}
+
+/// What a finished (or interrupted) `train` invocation did.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The run directory.
+    pub run_dir: PathBuf,
+    /// Steps completed in total.
+    pub step: u64,
+    /// Total steps the config asks for.
+    pub total_steps: u64,
+    /// Whether the run stopped early (Ctrl-C or `max_steps_this_leg`).
+    pub stopped_early: bool,
+    /// Mean training samples per second in this invocation.
+    pub samples_per_s: f64,
+}
+
+/// Held-out evaluation: per-sample log-probabilities of every move.
+pub struct Evaluation {
+    /// `rows × moves` probabilities.
+    pub probs: Vec<f32>,
+    /// `rows × moves` log-probabilities.
+    pub log_probs: Vec<f32>,
+}

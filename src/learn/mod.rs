@@ -1,0 +1,23 @@
+//! Learning: everything that knows about the neural network, in the shape
+//! of burn's examples. [`config`] (the typed TOML training config),
+//! [`data`] (batches as a pure function of seed and index), [`model`] (the
+//! policy network, and loading weights from a checkpoint), [`backend`]
+//! (CPU or GPU device), [`checkpoint`] (the checksummed file format),
+//! [`training`] (the loop, resume, Ctrl-C, export), [`diagnostics`] and
+//! [`report`] (what a run writes besides its logs), and [`inference`] (a
+//! trained run as a search [`Oracle`](crate::search::Oracle)).
+//!
+//! Architecture invariant: inference imports the model and the checkpoint
+//! format, never the training loop; puzzle, heuristic and search code never
+//! import this module.
+
+pub mod backend;
+pub mod checkpoint;
+pub mod config;
+pub mod data;
+pub mod diagnostics;
+pub mod inference;
+pub mod leg;
+pub mod model;
+mod report;
+pub mod training;
