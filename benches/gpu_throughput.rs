@@ -75,6 +75,9 @@ fn parse_args() -> Result<Args, String> {
 
 fn run(a: &Args) -> anyhow::Result<()> {
     let cfg = TrainConfig::load(&a.config)?;
+    if cfg.puzzle.kind != cube_oracle::registry::PuzzleKind::Cube3 {
+        anyhow::bail!("{}: this benchmark times cube configs (puzzle.kind = \"cube3\")", a.config.display());
+    }
     let puzzle = Cube3Puzzle::new(cfg.metric());
     let (inputs, moves) = (puzzle.encoded_len(), puzzle.num_moves());
     let batch = cfg.data.states_per_step;

@@ -16,6 +16,7 @@ pub mod information;
 pub mod learn;
 pub mod plot;
 pub mod puzzle;
+pub mod registry;
 pub mod rundir;
 pub mod scramble;
 pub mod search;

@@ -7,11 +7,13 @@
 //! `cube_oracle::solve::run` or `cube_oracle::solve::classical::run`. Errors
 //! are printed with their causes and give exit status 1.
 
+use anyhow::Context;
 use clap::{ArgGroup, Parser};
 use cube_oracle::cube3::Metric;
 use cube_oracle::learn::config::DeviceKind;
+use cube_oracle::registry::PuzzleKind;
 use cube_oracle::search::Limits;
-use cube_oracle::solve::classical::{self, ClassicalOptions, Input, Method, PuzzleKind};
+use cube_oracle::solve::classical::{self, ClassicalOptions, Input, Method};
 use cube_oracle::solve::distances::{self, TableOptions};
 use cube_oracle::solve::{self, SolveOptions, Source, widths};
 use std::io::IsTerminal;
@@ -134,7 +136,7 @@ fn main() -> ExitCode {
     let args = Args::parse();
     let result = (|| {
         let method: Method = args.method.parse()?;
-        let puzzle: PuzzleKind = args.puzzle.parse()?;
+        let puzzle: PuzzleKind = args.puzzle.parse().context("--puzzle")?;
         let metric = parse_metric(args.metric.as_deref())?;
         if args.distance_table {
             let opts = TableOptions {

@@ -9,7 +9,9 @@
 //! each [`ConfigError`] names the key and the offending value.
 
 use crate::cube3::Metric;
+use crate::registry::{AnyPuzzle, PuzzleKind};
 use crate::scramble::WalkLength;
+use crate::sliding::Goal;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -86,14 +88,6 @@ fn default_out_dir() -> PathBuf {
     PathBuf::from("runs")
 }
 
-/// Puzzle kinds that can be trained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PuzzleKind {
-    /// The 3×3×3 cube.
-    Cube3,
-}
-
 /// Metric names in configs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -117,10 +111,16 @@ impl From<MetricName> for Metric {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PuzzleSection {
-    /// Puzzle kind (`cube3`).
+    /// Puzzle name from the registry: `cube3`, or `puzzleN` (`puzzle8`, …).
     pub kind: PuzzleKind,
-    /// Move metric (`qtm` or `htm`).
-    pub metric: MetricName,
+    /// Move metric of the cube (`qtm` or `htm`); required for `cube3`, not
+    /// allowed for sliding puzzles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<MetricName>,
+    /// Goal of a sliding puzzle (`blank-last`, the default, `blank-first`,
+    /// `snail`, or its tiles); not allowed for the cube.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goal: Option<String>,
 }
 
 /// A scramble length: an integer, or `{ min = a, max = b }`.
@@ -183,7 +183,8 @@ pub struct DataSection {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Encoding {
-    /// 54 stickers × 6 colours, one-hot: 324 inputs.
+    /// One-hot: 54 stickers × 6 colours (324 inputs) for the cube, n² cells
+    /// × n² tiles (81 for the 8-puzzle) for a sliding puzzle.
     OneHot,
 }
 
@@ -406,6 +407,19 @@ impl TrainConfig {
                 "must be \"f32\" on the CPU (flex32, f16 and bf16 are for device = \"gpu\")",
             ));
         }
+        match (self.puzzle.kind, self.puzzle.metric, &self.puzzle.goal) {
+            (PuzzleKind::Cube3, None, _) => {
+                return Err(invalid("puzzle.metric", "missing", "is required for cube3 (\"qtm\" or \"htm\")"));
+            }
+            (PuzzleKind::Cube3, _, Some(g)) => {
+                return Err(invalid("puzzle.goal", format!("{g:?}"), "applies to sliding puzzles, not the cube"));
+            }
+            (PuzzleKind::Sliding(_), Some(m), _) => {
+                return Err(invalid("puzzle.metric", format!("{m:?}").to_lowercase(), "applies to the cube only"));
+            }
+            _ => {}
+        }
+        self.puzzle()?;
         let name = &self.run.name;
         if crate::folder::check_name("run.name", name).is_err() {
             return Err(invalid(
@@ -526,10 +540,26 @@ impl TrainConfig {
         }
     }
 
-    /// The move metric.
+    /// The cube's move metric (quarter turns when none applies).
     #[must_use]
     pub fn metric(&self) -> Metric {
-        self.puzzle.metric.into()
+        self.puzzle.metric.map_or(Metric::Qtm, Metric::from)
+    }
+
+    /// The puzzle model the config names (checked by [`Self::validate`]).
+    ///
+    /// # Errors
+    /// A sliding-puzzle goal that cannot be read or does not fit the board.
+    pub fn puzzle(&self) -> Result<AnyPuzzle, ConfigError> {
+        let goal = match &self.puzzle.goal {
+            Some(g) => Some(
+                g.parse::<Goal>()
+                    .map_err(|e| invalid("puzzle.goal", format!("{g:?}"), format!("is not a goal: {e}")))?,
+            ),
+            None => None,
+        };
+        AnyPuzzle::new(self.puzzle.kind, self.metric(), goal.as_ref())
+            .map_err(|e| invalid("puzzle.goal", format!("{:?}", self.puzzle.goal), format!("does not fit: {e}")))
     }
 
     /// The run directory, `<out_dir>/<name>`.

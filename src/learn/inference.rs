@@ -54,8 +54,7 @@ impl NetOracle {
         // A run trained on a GPU can still be solved by a CPU-only build.
         let device = backend::device(device.unwrap_or(DeviceKind::Cpu))?;
         let net = load_for_inference(&config, &path, &device)?.valid();
-        let puzzle = crate::cube3::Cube3Puzzle::new(config.metric());
-        use crate::puzzle::Puzzle;
+        let puzzle = config.puzzle()?;
         Ok(Self { net, device, inputs: puzzle.encoded_len(), moves: puzzle.num_moves(), config, checkpoint: path })
     }
 }

@@ -13,9 +13,7 @@
 //! and the checkpoint format. Only `learn` knows about burn.
 
 use super::checkpoint;
-use crate::cube3::Cube3Puzzle;
 use crate::learn::config::{ModelSection, Norm, TrainConfig};
-use crate::puzzle::Puzzle;
 use anyhow::{Context, Result};
 use burn::module::Module;
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig};
@@ -198,7 +196,7 @@ pub fn load_for_inference(cfg: &TrainConfig, path: &Path, device: &Device) -> Re
 /// Bytes that are not a model record, or a record of another shape (the
 /// message names the first differing tensor and both shapes).
 pub fn model_from_bytes(cfg: &TrainConfig, model_bytes: Vec<u8>, device: &Device) -> Result<PolicyNet> {
-    let puzzle = Cube3Puzzle::new(cfg.metric());
+    let puzzle = cfg.puzzle()?;
     let model = PolicyNet::new(&cfg.model, puzzle.encoded_len(), puzzle.num_moves(), device);
     load_model(model, model_bytes)
 }

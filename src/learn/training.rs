@@ -15,13 +15,14 @@ pub use super::leg::{Evaluation, Outcome, TrainOptions};
 use super::model::load_model;
 use super::report;
 use crate::csvlog::{Col, CsvLog};
-use crate::cube3::Cube3Puzzle;
 use crate::learn::backend;
 use crate::learn::config::{DeviceKind, Schedule, TrainConfig};
 use crate::learn::data::{self, Batch, BatchSpec, BatchStream};
 use crate::learn::model::{PolicyNet, forward_macs, parameter_count};
 use crate::puzzle::Puzzle;
+use crate::registry::{AnyPuzzle, PuzzleVisitor};
 use crate::rundir::{self, write_atomic};
+use crate::scramble::ScrambleError;
 use anyhow::{Context, Result, bail};
 use burn::module::Module;
 use burn::optim::grad_clipping::GradientClippingConfig;
@@ -138,14 +139,14 @@ pub fn set_threads(threads: Option<usize>) {
 
 /// Everything the loop needs about the data.
 struct DataSetup {
-    puzzle: Cube3Puzzle,
+    puzzle: AnyPuzzle,
     spec: BatchSpec,
     held_out: Batch,
     max_len: usize,
 }
 
 fn data_setup(cfg: &TrainConfig) -> Result<DataSetup> {
-    let puzzle = Cube3Puzzle::new(cfg.metric());
+    let puzzle = cfg.puzzle()?;
     let spec = BatchSpec {
         length: cfg.data.scramble_len.walk_length(),
         prune: cfg.data.prune,
@@ -153,8 +154,53 @@ fn data_setup(cfg: &TrainConfig) -> Result<DataSetup> {
         seed: cfg.run.seed,
     };
     let max_len = cfg.data.scramble_len.max();
-    let held_out = data::held_out(&puzzle, &spec, cfg.train.eval_walks, max_len)?;
+    let held_out = puzzle.visit(HeldOut { spec: &spec, walks: cfg.train.eval_walks, max_len })?;
     Ok(DataSetup { puzzle, spec, held_out, max_len })
+}
+
+/// The held-out set of the configured puzzle.
+struct HeldOut<'a> {
+    spec: &'a BatchSpec,
+    walks: usize,
+    max_len: usize,
+}
+
+impl PuzzleVisitor for HeldOut<'_> {
+    type Out = Result<Batch, ScrambleError>;
+    fn visit<P: Puzzle + 'static>(self, puzzle: P) -> Self::Out {
+        data::held_out(&puzzle, self.spec, self.walks, self.max_len)
+    }
+}
+
+/// The training batch stream of the configured puzzle.
+struct Stream {
+    spec: BatchSpec,
+    start: u64,
+    workers: usize,
+}
+
+impl PuzzleVisitor for Stream {
+    type Out = Result<BatchStream, ScrambleError>;
+    fn visit<P: Puzzle + 'static>(self, puzzle: P) -> Self::Out {
+        BatchStream::start(puzzle, self.spec, self.start, self.workers)
+    }
+}
+
+/// The end-of-run diagnostics of the configured puzzle.
+struct Diagnostics<'a> {
+    dir: &'a Path,
+    spec: &'a BatchSpec,
+    step: u64,
+    probs: &'a [f32],
+    set: &'a Batch,
+    moves: usize,
+}
+
+impl PuzzleVisitor for Diagnostics<'_> {
+    type Out = Result<()>;
+    fn visit<P: Puzzle + 'static>(self, puzzle: P) -> Self::Out {
+        report::diagnostics(self.dir, &puzzle, self.spec, self.step, VISIT_WINDOW, self.probs, self.set, self.moves)
+    }
 }
 
 /// Runs (or resumes) training as `cfg` describes.
@@ -274,7 +320,8 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     meta.write(&dir, &state, false)?;
 
     let bar = progress_bar(opts.progress, total, state.step);
-    let mut stream = BatchStream::start(d.puzzle, d.spec, state.next_batch, cfg.train.data_workers)?;
+    let mut stream =
+        d.puzzle.visit(Stream { spec: d.spec, start: state.next_batch, workers: cfg.train.data_workers })?;
     let leg_start = Instant::now();
     let elapsed_before = state.elapsed_s;
     let samples_before = state.samples;
@@ -343,7 +390,14 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
 
     let complete = state.step >= total;
     if complete && !snapshot.is_empty() {
-        report::diagnostics(&dir, &d.puzzle, &d.spec, state.step, VISIT_WINDOW, &snapshot, &d.held_out, moves)?;
+        d.puzzle.visit(Diagnostics {
+            dir: &dir,
+            spec: &d.spec,
+            step: state.step,
+            probs: &snapshot,
+            set: &d.held_out,
+            moves,
+        })?;
     }
     report::plots(&dir, moves)?;
     meta.write(&dir, &state, complete)?;

@@ -3,7 +3,7 @@
 //! puzzles, with the same inputs and the same kind of tables as oracle beam
 //! search, so learned and classical methods sit side by side.
 //!
-//! The pieces: [`Method`] and [`PuzzleKind`] name what to run; the
+//! The pieces: [`Method`] and [`PuzzleKind`] (the registry's names) name what to run; the
 //! heuristic is chosen by name (see [`crate::solve::heuristics`]); every
 //! instance is searched with node and time limits, a path that reaches the
 //! limit is reported as `limit`, never as a solution, and every solution is
@@ -20,6 +20,7 @@ use crate::cube3::{Cube3Puzzle, Metric};
 use crate::folder::{self, IfExists, Output};
 use crate::heuristics::{Heuristic, Zero};
 use crate::puzzle::Puzzle;
+use crate::registry::PuzzleKind;
 use crate::search::korf::KorfSolver;
 use crate::search::{
     Limits, Priority, SearchOutcome, Status, best_first, breadth_first, heuristic_beam, ida_star, rbfs,
@@ -106,50 +107,6 @@ impl FromStr for Method {
             let names: Vec<&str> = Self::ALL.iter().map(|m| m.0).collect();
             anyhow::anyhow!("--method {s}: unknown method; expected one of {}", names.join(", "))
         })
-    }
-}
-
-/// Which puzzle `solve` works on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PuzzleKind {
-    /// The 3×3×3 cube.
-    Cube3,
-    /// The n×n sliding puzzle.
-    Sliding(usize),
-}
-
-impl FromStr for PuzzleKind {
-    type Err = anyhow::Error;
-    /// `cube3`, or `puzzleN` with `N + 1` a square: `puzzle8`, `puzzle15`,
-    /// `puzzle24`, … up to `puzzle63`.
-    fn from_str(s: &str) -> Result<Self> {
-        let t = s.trim().to_ascii_lowercase();
-        if t == "cube3" || t == "cube" {
-            return Ok(Self::Cube3);
-        }
-        if let Some(num) = t.strip_prefix("puzzle")
-            && let Ok(tiles) = num.parse::<usize>()
-            && tiles < 64
-        {
-            let n = ((tiles + 1) as f64).sqrt().round() as usize;
-            if n * n == tiles + 1 && (2..=8).contains(&n) {
-                return Ok(Self::Sliding(n));
-            }
-        }
-        bail!(
-            "--puzzle {s}: expected cube3 or puzzleN with N + 1 a square from 4 to 64 (puzzle8, puzzle15, puzzle24, …)"
-        )
-    }
-}
-
-impl PuzzleKind {
-    /// `cube3` or `puzzleN`.
-    #[must_use]
-    pub fn name(self) -> String {
-        match self {
-            Self::Cube3 => "cube3".into(),
-            Self::Sliding(n) => format!("puzzle{}", n * n - 1),
-        }
     }
 }
 

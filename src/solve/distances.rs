@@ -8,12 +8,12 @@
 //! must be bounded with `--max-depth`, and the bound is checked before any
 //! memory is used.
 
-use super::classical::PuzzleKind;
 use crate::csvlog::{Col, write_table};
 use crate::cube3::{Cube3Puzzle, Metric};
 use crate::folder::{IfExists, Output};
 use crate::plot::{Chart, Series, Style};
 use crate::puzzle::Puzzle;
+use crate::registry::PuzzleKind;
 use crate::search::DistanceTable;
 use crate::sliding::{Goal, Sliding};
 use anyhow::{Result, bail};

@@ -1,0 +1,68 @@
+//! The 8-puzzle through the same learning path as the cube: `train` with
+//! `configs/puzzle8-smoke.toml` (the puzzle chosen by the registry name
+//! `puzzle8`), the run loaded as a search oracle, and beam search with it on
+//! random 8-puzzles, every solution replayed and compared with the exact
+//! BFS distance of all 181,440 states.
+
+use cube_oracle::learn::config::TrainConfig;
+use cube_oracle::learn::inference::NetOracle;
+use cube_oracle::learn::training::{self, TrainOptions};
+use cube_oracle::puzzle::Puzzle;
+use cube_oracle::rundir::Existing;
+use cube_oracle::search::{BeamConfig, DistanceTable, beam_search};
+use cube_oracle::sliding::{Goal, Sliding};
+use cube_oracle::solve::boards;
+use std::path::Path;
+
+#[test]
+fn a_trained_8_puzzle_oracle_solves_random_boards_near_optimally() {
+    let out = std::env::temp_dir().join(format!("cube-oracle-puzzle8-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let mut cfg = TrainConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/puzzle8-smoke.toml")).unwrap();
+    cfg.run.out_dir = out.clone();
+    cfg.train.threads = Some(1);
+    let opts = TrainOptions {
+        existing: Existing::Refuse,
+        command_line: "test".into(),
+        progress: false,
+        max_steps_this_leg: None,
+        fresh_logs: false,
+    };
+    let o = training::run(&cfg, &opts).unwrap();
+    assert_eq!(o.step, 400);
+    let run = out.join("puzzle8-smoke");
+    let mut oracle = NetOracle::load(&run, None, None).unwrap();
+    assert_eq!(cube_oracle::search::Oracle::num_moves(&oracle), 4, "the network has one output per slide");
+
+    let p = Sliding::new(3, Goal::BlankLast).unwrap();
+    let table = DistanceTable::build(&p, 40);
+    let beam = BeamConfig { width: 256, max_depth: 60, dedup: true, prune: true, record_beams: false };
+    let instances = boards::random(&p, 100, 7);
+    let (mut solved, mut optimal, mut excess) = (0, 0, 0usize);
+    for inst in &instances {
+        let board = p.board(&inst.tiles).unwrap();
+        let d = usize::from(table.distance(&p, &board).unwrap());
+        let found = beam_search(&p, &mut oracle, &board, &beam).unwrap();
+        let Some(path) = found.solution else { continue };
+        let mut s = board;
+        for &m in &path {
+            p.apply(&mut s, m);
+        }
+        assert!(p.is_goal(&s), "the solution of {} does not reach the goal", inst.id);
+        assert!(path.len() >= d && (path.len() - d) % 2 == 0, "{}: {} moves, distance {d}", inst.id, path.len());
+        solved += 1;
+        optimal += usize::from(path.len() == d);
+        excess += path.len() - d;
+    }
+    // Measured with this config and seed (AVX2 EPYC, 2026-11-23): 100 of 100
+    // solved, all optimally, after 3.7 s of training; the bounds leave room
+    // for floating-point differences between machines.
+    assert_eq!(solved, 100, "every board is solved");
+    assert!(optimal >= 95, "optimal {optimal} of {solved}");
+    assert!((excess as f64) / (solved as f64) < 0.2, "mean excess {}", excess as f64 / solved as f64);
+    println!(
+        "8-puzzle oracle at width 256: {solved}/100 solved, {optimal} optimal, mean excess {:.2}",
+        excess as f64 / solved as f64
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}
