@@ -113,7 +113,7 @@ fn main() -> anyhow::Result<()> {
 
         {
             println!("\nDeepCubeA test cubes with optimal_qtm <= 18, parallel search in {metric}:");
-            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cube3-deepcubea-test-1000.tsv");
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/cube3-deepcubea-test-1000.tsv");
             let text = std::fs::read_to_string(path)?;
             let mut rows: Vec<(u32, String, String)> = text
                 .lines()

@@ -23,9 +23,9 @@ use cube_oracle::puzzle::Puzzle;
 use cube_oracle::search::{Limits, Status, ida_star};
 use cube_oracle::sliding::{Goal, Sliding};
 
-const KORF100: &str = include_str!("../tests/data/puzzle15-korf100.tsv");
-const KORF50: &str = include_str!("../tests/data/puzzle24-korf50.tsv");
-const DEEPCUBEA24: &str = include_str!("../tests/data/puzzle24-deepcubea-test-496.tsv");
+const KORF100: &str = include_str!("../data/puzzle15-korf100.tsv");
+const KORF50: &str = include_str!("../data/puzzle24-korf50.tsv");
+const DEEPCUBEA24: &str = include_str!("../data/puzzle24-deepcubea-test-496.tsv");
 
 /// Published IDA* nodes generated per instance on Korf's 100 (anchors.md).
 fn published(h: &str) -> Option<f64> {

@@ -138,8 +138,8 @@ impl Special {
 fn main() {
     let max_nodes: u64 = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(30_000_000);
     let p = Sliding::new(4, Goal::BlankFirst).expect("4x4 blank-first");
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/puzzle15-korf100.tsv"))
-        .expect("tests/data/puzzle15-korf100.tsv");
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/puzzle15-korf100.tsv"))
+        .expect("data/puzzle15-korf100.tsv");
     let mut instances = Vec::new();
     for line in text.lines().skip(1) {
         let f: Vec<&str> = line.split('\t').collect();

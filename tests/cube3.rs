@@ -9,7 +9,7 @@ use rand::{RngExt, SeedableRng};
 use std::collections::HashSet;
 
 fn read_tsv(name: &str) -> Vec<Vec<String>> {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/data/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     text.lines().skip(1).filter(|l| !l.trim().is_empty()).map(|l| l.split('\t').map(str::to_string).collect()).collect()
 }

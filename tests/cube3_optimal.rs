@@ -318,7 +318,7 @@ fn full_corner_database_matches_korf_1997() {
     // of one face is not a half turn of the opposite one plus a rotation
     // at the same cost in every position.) Near solved, corner distances
     // equal whole-cube distances: 1, 12, 114 (QTM) and 1, 18, 243 (HTM).
-    let path = format!("{}/tests/data/cube3-distance-counts.tsv", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/data/cube3-distance-counts.tsv", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let c2q: Vec<u64> = text
         .lines()

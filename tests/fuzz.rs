@@ -344,8 +344,8 @@ fn config_mutations() {
 #[test]
 fn test_set_tsvs() {
     let cubes: String =
-        include_str!("data/cube3-deepcubea-test-1000.tsv").lines().take(6).collect::<Vec<_>>().join("\n");
-    let boards: String = include_str!("data/puzzle15-korf100.tsv").lines().take(6).collect::<Vec<_>>().join("\n");
+        include_str!("../data/cube3-deepcubea-test-1000.tsv").lines().take(6).collect::<Vec<_>>().join("\n");
+    let boards: String = include_str!("../data/puzzle15-korf100.tsv").lines().take(6).collect::<Vec<_>>().join("\n");
     let strategy = (prop::bool::ANY, edits());
     fuzz("test-set-tsvs", 2000, 7, strategy, |(cube, edits)| {
         let bytes = apply(if cube { &cubes } else { &boards }, &edits);

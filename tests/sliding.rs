@@ -9,7 +9,7 @@ use cube_oracle::sliding::{Board, DOWN, Goal, LEFT, RIGHT, Sliding, SlidingError
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
-const DISTANCE_COUNTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/puzzle8-distance-counts.tsv");
+const DISTANCE_COUNTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/puzzle8-distance-counts.tsv");
 
 fn sliding(n: usize, goal: Goal) -> Sliding {
     Sliding::new(n, goal).expect("valid puzzle")

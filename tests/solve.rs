@@ -189,7 +189,7 @@ fn without_run_the_shipped_default_oracle_solves_a_deepcubea_cube() {
     // The first DeepCubeA test cube (optimal length known), solved with the
     // defaults a new user gets: no --run, width 2^10.
     let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cube3-deepcubea-test-1000.tsv"))
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/cube3-deepcubea-test-1000.tsv"))
             .unwrap();
     let facelets = text.lines().nth(1).unwrap().split('\t').nth(1).unwrap().to_string();
     let label = format!("test-default-run-{}", std::process::id());
@@ -206,7 +206,7 @@ fn one_cube_without_a_width_is_retried_at_doubled_widths_up_to_2_14() {
     // width solves it: the widths 2^10 … 2^14 are each tried once, then it stops.
     let run = shallow_run().to_str().unwrap().to_string();
     let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cube3-deepcubea-test-1000.tsv"))
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/cube3-deepcubea-test-1000.tsv"))
             .unwrap();
     let facelets = text.lines().nth(2).unwrap().split('\t').nth(1).unwrap().to_string();
     let (code, out, err) =

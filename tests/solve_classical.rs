@@ -253,7 +253,7 @@ fn distance_table_reproduces_the_published_eight_puzzle_distribution() {
     assert!(stdout.contains("181440 states (complete), maximum distance 31"), "{stdout}");
     let dir = out.join("puzzle8-distances");
     let ours: Vec<String> = column(&dir.join("distances.csv"), "states");
-    let published: Vec<String> = include_str!("data/puzzle8-distance-counts.tsv")
+    let published: Vec<String> = include_str!("../data/puzzle8-distance-counts.tsv")
         .lines()
         .skip(1)
         .filter(|l| l.starts_with("blank-last\t"))

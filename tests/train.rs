@@ -153,7 +153,14 @@ fn bad_configs_and_existing_runs_are_refused() {
     let dir = tmp("cli");
     std::fs::create_dir_all(&dir).unwrap();
     let base = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
-    let cases: [(&str, String, &str); 7] = [
+    let cases: [(&str, String, &str); 10] = [
+        ("no-metric", base.replace("metric = \"qtm\"\n", ""), "`puzzle.metric` (missing) is required for cube3"),
+        (
+            "sliding-metric",
+            base.replace("kind = \"cube3\"", "kind = \"puzzle8\""),
+            "`puzzle.metric` (qtm) applies to the cube only",
+        ),
+        ("bad-kind", base.replace("kind = \"cube3\"", "kind = \"cube4\""), "unknown puzzle `cube4`"),
         ("unknown-key", base.replace("prune = true", "prune = true\nprun = false"), "unknown field `prun`"),
         ("wrong-type", base.replace("seed = 1", "seed = \"one\""), "seed"),
         ("zero-len", base.replace("scramble_len = 8", "scramble_len = 0"), "`data.scramble_len` (0) must be >= 1"),

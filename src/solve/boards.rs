@@ -33,10 +33,10 @@ pub struct BoardSet {
     pub instances: Vec<BoardInstance>,
 }
 
-const KORF100: &str = include_str!("../../tests/data/puzzle15-korf100.tsv");
-const DEEPCUBEA15: &str = include_str!("../../tests/data/puzzle15-deepcubea-test-500.tsv");
-const KORF50: &str = include_str!("../../tests/data/puzzle24-korf50.tsv");
-const DEEPCUBEA24: &str = include_str!("../../tests/data/puzzle24-deepcubea-test-496.tsv");
+const KORF100: &str = include_str!("../../data/puzzle15-korf100.tsv");
+const DEEPCUBEA15: &str = include_str!("../../data/puzzle15-deepcubea-test-500.tsv");
+const KORF50: &str = include_str!("../../data/puzzle24-korf50.tsv");
+const DEEPCUBEA24: &str = include_str!("../../data/puzzle24-deepcubea-test-496.tsv");
 
 /// Built-in sets: `(name, puzzle, description with provenance)`.
 pub const BUILT_IN: [(&str, &str, &str); 6] = [

@@ -18,7 +18,7 @@ pub struct Instance {
     pub optimal_qtm: Option<u32>,
 }
 
-const DEEPCUBEA: &str = include_str!("../../tests/data/cube3-deepcubea-test-1000.tsv");
+const DEEPCUBEA: &str = include_str!("../../data/cube3-deepcubea-test-1000.tsv");
 
 /// Built-in sets: `(name, description with provenance)`.
 pub const BUILT_IN: [(&str, &str); 3] = [
