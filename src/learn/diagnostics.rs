@@ -19,6 +19,7 @@
 
 use crate::information::{kl, kl_from_uniform};
 use crate::statistics::power_law_exponent;
+use ndarray::{Array1, ArrayView2, Axis};
 use std::collections::HashMap;
 
 /// Visit statistics of a multiset of state keys.
@@ -54,44 +55,39 @@ pub fn visits<K: std::hash::Hash + Eq>(keys: impl IntoIterator<Item = K>) -> Vis
     Visits { samples, distinct: counts.len() as u64, once, exponent: power_law_exponent(&histogram), histogram }
 }
 
-/// Per-state predicted distributions (`rows × moves`, row-major).
+/// Per-state predicted distributions: a `states × moves` matrix.
 #[derive(Clone, Debug)]
 pub struct Predictions<'a> {
-    /// Probabilities.
-    pub probs: &'a [f32],
-    /// Moves per row.
-    pub moves: usize,
+    probs: ArrayView2<'a, f32>,
 }
 
-impl Predictions<'_> {
+impl<'a> Predictions<'a> {
+    /// The matrix of `probs` read row-major with `moves` columns (a
+    /// trailing partial row is ignored).
+    #[must_use]
+    pub fn new(probs: &'a [f32], moves: usize) -> Self {
+        let rows = probs.len() / moves.max(1);
+        let probs = ArrayView2::from_shape((rows, moves), &probs[..rows * moves]).expect("rows × moves elements");
+        Self { probs }
+    }
+
     /// Number of states.
     #[must_use]
     pub fn rows(&self) -> usize {
-        self.probs.len() / self.moves
-    }
-
-    fn row(&self, i: usize) -> &[f32] {
-        &self.probs[i * self.moves..(i + 1) * self.moves]
+        self.probs.nrows()
     }
 
     /// Mean predicted distribution over the states.
     #[must_use]
     pub fn marginal(&self) -> Vec<f64> {
-        let mut m = vec![0.0; self.moves];
-        for i in 0..self.rows() {
-            for (a, &p) in m.iter_mut().zip(self.row(i)) {
-                *a += f64::from(p);
-            }
-        }
-        let n = self.rows().max(1) as f64;
-        m.iter_mut().for_each(|a| *a /= n);
-        m
+        let moves = self.probs.ncols();
+        self.probs.mapv(f64::from).mean_axis(Axis(0)).map_or_else(|| vec![0.0; moves], |m| m.to_vec())
     }
 
     /// `max_k p(m_k | n)` for every state.
     #[must_use]
     pub fn certainty(&self) -> Vec<f64> {
-        (0..self.rows()).map(|i| self.row(i).iter().copied().fold(0.0f32, f32::max) as f64).collect()
+        self.probs.rows().into_iter().map(|r| f64::from(r.fold(0.0f32, |a, &b| a.max(b)))).collect()
     }
 
     /// `KL(marginal ‖ uniform)`.
@@ -104,19 +100,22 @@ impl Predictions<'_> {
     #[must_use]
     pub fn kl_target(&self, labels: &[i64]) -> f64 {
         let n = self.rows().min(labels.len());
-        (0..n).map(|i| -(f64::from(self.row(i)[labels[i] as usize]).max(1e-30)).ln()).sum::<f64>() / n.max(1) as f64
+        let total: f64 =
+            self.probs.rows().into_iter().zip(labels).map(|(r, &l)| -f64::from(r[l as usize]).max(1e-30).ln()).sum();
+        total / n.max(1) as f64
     }
 
     /// Mean over states of `KL(self ‖ previous)`.
     #[must_use]
     pub fn kl_from(&self, previous: &Predictions<'_>) -> f64 {
         let n = self.rows().min(previous.rows());
-        let mut total = 0.0;
-        for i in 0..n {
-            let p: Vec<f64> = self.row(i).iter().map(|&x| f64::from(x)).collect();
-            let q: Vec<f64> = previous.row(i).iter().map(|&x| f64::from(x).max(1e-30)).collect();
-            total += kl(&p, &q);
-        }
+        let total: f64 = self
+            .probs
+            .rows()
+            .into_iter()
+            .zip(previous.probs.rows())
+            .map(|(p, q)| kl(&p.mapv(f64::from).to_vec(), &q.mapv(|x| f64::from(x).max(1e-30)).to_vec()))
+            .sum();
         total / n.max(1) as f64
     }
 
@@ -126,16 +125,12 @@ impl Predictions<'_> {
     pub fn cumulative(&self, points: usize) -> Vec<(usize, usize, f64)> {
         let rows = self.rows();
         let every = (rows / points.max(1)).max(1);
-        let mut sums = vec![0.0f64; self.moves];
+        let mut sums = Array1::<f64>::zeros(self.probs.ncols());
         let mut out = Vec::new();
-        for i in 0..rows {
-            for (s, &p) in sums.iter_mut().zip(self.row(i)) {
-                *s += f64::from(p);
-            }
+        for (i, row) in self.probs.rows().into_iter().enumerate() {
+            sums += &row.mapv(f64::from);
             if (i + 1) % every == 0 || i + 1 == rows {
-                for (k, s) in sums.iter().enumerate() {
-                    out.push((i + 1, k, s / (i + 1) as f64));
-                }
+                out.extend(sums.iter().enumerate().map(|(k, s)| (i + 1, k, s / (i + 1) as f64)));
             }
         }
         out
@@ -182,7 +177,7 @@ mod tests {
     #[test]
     fn prediction_statistics() {
         let probs = [0.5f32, 0.5, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0];
-        let p = Predictions { probs: &probs, moves: 2 };
+        let p = Predictions::new(&probs, 2);
         assert_eq!(p.rows(), 4);
         assert_eq!(p.marginal(), [0.375, 0.625]);
         assert_eq!(p.certainty(), [0.5, 1.0, 1.0, 1.0]);

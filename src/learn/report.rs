@@ -110,9 +110,9 @@ pub(super) fn log_eval(
         ("accuracy", Col::F64(depths.iter().map(|&d| correct[d] as f64 / n[d] as f64).collect())),
         ("cross_entropy", Col::F64(depths.iter().map(|&d| ce[d] / n[d] as f64).collect())),
     ])?;
-    let pred = Predictions { probs: &ev.probs, moves };
+    let pred = Predictions::new(&ev.probs, moves);
     let total_ce = ce.iter().sum::<f64>() / set.len().max(1) as f64;
-    let snapshot_kl = previous.map_or(f64::NAN, |p| pred.kl_from(&Predictions { probs: p, moves }));
+    let snapshot_kl = previous.map_or(f64::NAN, |p| pred.kl_from(&Predictions::new(p, moves)));
     kl_log.append(vec![
         ("step", Col::U64(vec![step])),
         ("cross_entropy", Col::F64(vec![total_ce])),
@@ -172,7 +172,7 @@ pub(super) fn diagnostics<P: Puzzle>(
     }
     .save(&plots.join("visits"))?;
 
-    let pred = Predictions { probs, moves };
+    let pred = Predictions::new(probs, moves);
     let marginal = pred.marginal();
     let freq = label_frequencies(&set.labels, moves);
     let names: Vec<String> = (0..moves as u8).map(|m| puzzle.move_name(m).to_string()).collect();
