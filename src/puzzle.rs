@@ -107,3 +107,16 @@ pub trait Puzzle: Clone + Send + Sync {
         }
     }
 }
+
+/// The state `path` leads to from `start`, or `None` if some move of it is
+/// not applicable where it is made (how solutions are replayed).
+pub fn replay<P: Puzzle>(puzzle: &P, start: &P::State, path: &[MoveId]) -> Option<P::State> {
+    let mut s = start.clone();
+    for &m in path {
+        if !puzzle.is_applicable(&s, m) {
+            return None;
+        }
+        puzzle.apply(&mut s, m);
+    }
+    Some(s)
+}

@@ -371,13 +371,7 @@ fn checkpoint_flips_and_truncations() {
     cfg.train.eval_every = 4;
     cfg.train.checkpoint_every = 4;
     cfg.train.threads = Some(1);
-    let opts = cube_oracle::learn::training::TrainOptions {
-        existing: cube_oracle::rundir::Existing::Refuse,
-        command_line: "fuzz".into(),
-        progress: false,
-        max_steps_this_leg: None,
-        fresh_logs: false,
-    };
+    let opts = cube_oracle::learn::training::TrainOptions::new(cube_oracle::rundir::Existing::Refuse);
     cube_oracle::learn::training::run(&cfg, &opts).unwrap();
     let path = checkpoint::latest(&dir.join("smoke/checkpoints")).unwrap();
     let good = std::fs::read(&path).unwrap();

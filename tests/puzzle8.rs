@@ -21,13 +21,7 @@ fn a_trained_8_puzzle_oracle_solves_random_boards_near_optimally() {
     let mut cfg = TrainConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/puzzle8-smoke.toml")).unwrap();
     cfg.run.out_dir = out.clone();
     cfg.train.threads = Some(1);
-    let opts = TrainOptions {
-        existing: Existing::Refuse,
-        command_line: "test".into(),
-        progress: false,
-        max_steps_this_leg: None,
-        fresh_logs: false,
-    };
+    let opts = TrainOptions::new(Existing::Refuse);
     let o = training::run(&cfg, &opts).unwrap();
     assert_eq!(o.step, 400);
     let run = out.join("puzzle8-smoke");

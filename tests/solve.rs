@@ -31,13 +31,7 @@ fn shallow_run() -> &'static PathBuf {
         cfg.train.eval_every = 300;
         cfg.train.checkpoint_every = 300;
         cfg.train.threads = Some(1);
-        let opts = TrainOptions {
-            existing: Existing::Refuse,
-            command_line: "test".into(),
-            progress: false,
-            max_steps_this_leg: None,
-            fresh_logs: false,
-        };
+        let opts = TrainOptions::new(Existing::Refuse);
         training::run(&cfg, &opts).unwrap();
         out.join("shallow")
     })

@@ -177,37 +177,19 @@ fn the_cube_with_korf_pattern_databases_is_solved_optimally() {
 #[test]
 fn bad_requests_are_refused_before_search() {
     let out = out_root("bad");
+    // A* on the 8-puzzle's solved board, with `extra` arguments.
+    let astar8 = |extra: &[&'static str]| {
+        let mut v = vec!["--method", "astar", "--puzzle", "puzzle8", "--board", "1 2 3 / 4 5 6 / 7 8 0"];
+        v.extend_from_slice(extra);
+        v
+    };
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["--method", "dijkstra", "--board", "1 2 3 / 4 5 6 / 7 8 0"], "unknown method"),
         (vec!["--method", "astar", "--puzzle", "puzzle9", "--board", "1 2 3 / 4 5 6 / 7 8 0"], "N + 1 a square"),
         // Two tiles swapped: the other parity class.
         (vec!["--method", "astar", "--puzzle", "puzzle8", "--board", "2 1 3 / 4 5 6 / 7 8 0"], "unsolvable"),
-        (
-            vec![
-                "--method",
-                "astar",
-                "--puzzle",
-                "puzzle8",
-                "--board",
-                "1 2 3 / 4 5 6 / 7 8 0",
-                "--heuristic",
-                "2*manhattan",
-            ],
-            "not admissible",
-        ),
-        (
-            vec![
-                "--method",
-                "astar",
-                "--puzzle",
-                "puzzle8",
-                "--board",
-                "1 2 3 / 4 5 6 / 7 8 0",
-                "--heuristic",
-                "magic",
-            ],
-            "unknown heuristic",
-        ),
+        (astar8(&["--heuristic", "2*manhattan"]), "not admissible"),
+        (astar8(&["--heuristic", "magic"]), "unknown heuristic"),
         (
             vec![
                 "--method",

@@ -18,13 +18,7 @@ fn smoke(out: &Path, name: &str) -> TrainConfig {
 }
 
 fn opts(existing: Existing, max_steps: Option<u64>) -> TrainOptions {
-    TrainOptions {
-        existing,
-        command_line: "test".into(),
-        progress: false,
-        max_steps_this_leg: max_steps,
-        fresh_logs: false,
-    }
+    TrainOptions { max_steps_this_leg: max_steps, ..TrainOptions::new(existing) }
 }
 
 fn tmp(name: &str) -> PathBuf {

@@ -53,51 +53,42 @@ impl<P: Puzzle> Heuristic<P> for Zero {
     }
 }
 
-/// A boxed heuristic is a heuristic (so one chosen at run time can be
-/// combined or handed to the generic searches).
-impl<P: Puzzle, H: Heuristic<P> + ?Sized> Heuristic<P> for Box<H> {
-    #[inline]
-    fn estimate(&self, puzzle: &P, s: &P::State) -> u32 {
-        (**self).estimate(puzzle, s)
-    }
-    #[inline]
-    fn estimate_child(&self, puzzle: &P, child: &P::State, m: crate::puzzle::MoveId, parent_h: u32) -> u32 {
-        (**self).estimate_child(puzzle, child, m, parent_h)
-    }
-    #[inline]
-    fn estimate_move(&self, puzzle: &P, parent: &P::State, m: crate::puzzle::MoveId, parent_h: u32) -> Option<u32> {
-        (**self).estimate_move(puzzle, parent, m, parent_h)
-    }
-    fn name(&self) -> String {
-        (**self).name()
-    }
-    fn admissible(&self) -> bool {
-        (**self).admissible()
-    }
+/// Forwards every method of [`Heuristic`] through a pointer type.
+macro_rules! forward_heuristic {
+    ($($pointer:ty),*) => {$(
+        impl<P: Puzzle, H: Heuristic<P> + ?Sized> Heuristic<P> for $pointer {
+            #[inline]
+            fn estimate(&self, puzzle: &P, s: &P::State) -> u32 {
+                (**self).estimate(puzzle, s)
+            }
+            #[inline]
+            fn estimate_child(&self, puzzle: &P, child: &P::State, m: crate::puzzle::MoveId, parent_h: u32) -> u32 {
+                (**self).estimate_child(puzzle, child, m, parent_h)
+            }
+            #[inline]
+            fn estimate_move(
+                &self,
+                puzzle: &P,
+                parent: &P::State,
+                m: crate::puzzle::MoveId,
+                parent_h: u32,
+            ) -> Option<u32> {
+                (**self).estimate_move(puzzle, parent, m, parent_h)
+            }
+            fn name(&self) -> String {
+                (**self).name()
+            }
+            fn admissible(&self) -> bool {
+                (**self).admissible()
+            }
+        }
+    )*};
 }
 
-/// A reference to a heuristic is a heuristic (so `&dyn Heuristic<P>` can be
-/// handed to the generic searches).
-impl<P: Puzzle, H: Heuristic<P> + ?Sized> Heuristic<P> for &H {
-    #[inline]
-    fn estimate(&self, puzzle: &P, s: &P::State) -> u32 {
-        (**self).estimate(puzzle, s)
-    }
-    #[inline]
-    fn estimate_child(&self, puzzle: &P, child: &P::State, m: crate::puzzle::MoveId, parent_h: u32) -> u32 {
-        (**self).estimate_child(puzzle, child, m, parent_h)
-    }
-    #[inline]
-    fn estimate_move(&self, puzzle: &P, parent: &P::State, m: crate::puzzle::MoveId, parent_h: u32) -> Option<u32> {
-        (**self).estimate_move(puzzle, parent, m, parent_h)
-    }
-    fn name(&self) -> String {
-        (**self).name()
-    }
-    fn admissible(&self) -> bool {
-        (**self).admissible()
-    }
-}
+// A boxed heuristic is a heuristic (so one chosen at run time can be
+// combined or handed to the generic searches), and so is a reference (so
+// `&dyn Heuristic<P>` can be handed to them).
+forward_heuristic!(Box<H>, &H);
 
 /// The pointwise maximum of several heuristics, named `max(a,b,…)`.
 ///

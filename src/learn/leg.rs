@@ -23,6 +23,16 @@ pub struct TrainOptions {
     pub fresh_logs: bool,
 }
 
+impl TrainOptions {
+    /// Options for a run that handles an existing directory as `existing`
+    /// says, without a progress bar, logs or leg limit of its own (what
+    /// library callers and tests want).
+    #[must_use]
+    pub fn new(existing: Existing) -> Self {
+        Self { existing, command_line: String::new(), progress: false, max_steps_this_leg: None, fresh_logs: false }
+    }
+}
+
 /// What a finished (or interrupted) `train` invocation did.
 #[derive(Clone, Debug)]
 pub struct Outcome {

@@ -9,6 +9,7 @@
 //! heuristics. The goal test is made when a node is expanded, which is what
 //! makes A* optimal.
 
+use super::expand::children;
 use super::outcome::{Limits, SearchOutcome, Status, trace_path};
 use crate::heuristics::Heuristic;
 use crate::puzzle::{MoveId, Puzzle, Recent};
@@ -64,20 +65,14 @@ pub fn best_first<P: Puzzle, H: Heuristic<P>>(
             out.path = trace_path(idx, |j| (arena[j as usize].parent, arena[j as usize].action));
             break;
         }
-        if out.generated >= limits.max_generated
-            || (out.expanded.is_multiple_of(1024) && t.elapsed() >= limits.max_time)
-        {
+        if limits.reached(&out, t) {
             out.status = Status::LimitReached;
             break;
         }
         out.expanded += 1;
         let recent = arena[idx as usize].recent;
-        for m in 0..puzzle.num_moves() as MoveId {
-            if !puzzle.is_applicable(&arena[idx as usize].state, m) || puzzle.is_redundant(recent, m) {
-                continue;
-            }
-            let mut child = arena[idx as usize].state.clone();
-            puzzle.apply(&mut child, m);
+        let parent = arena[idx as usize].state.clone();
+        for (m, child) in children(puzzle, &parent, recent) {
             out.generated += 1;
             let cg = g + 1;
             let ck = puzzle.key(&child);

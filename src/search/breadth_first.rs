@@ -8,6 +8,7 @@
 //! Memory grows with the frontier, so BFS is only practical for shallow
 //! instances; node and time limits stop it honestly.
 
+use super::expand::children;
 use super::outcome::{Limits, SearchOutcome, Status, trace_path};
 use crate::puzzle::{MoveId, Puzzle, Recent};
 use std::collections::{HashSet, VecDeque};
@@ -43,20 +44,14 @@ pub fn breadth_first<P: Puzzle>(puzzle: &P, start: &P::State, limits: Limits, ma
         if arena[idx as usize].depth >= max_depth {
             continue;
         }
-        if out.generated >= limits.max_generated
-            || (out.expanded.is_multiple_of(1024) && t.elapsed() >= limits.max_time)
-        {
+        if limits.reached(&out, t) {
             out.status = Status::LimitReached;
             break;
         }
         out.expanded += 1;
         let (depth, recent) = (arena[idx as usize].depth, arena[idx as usize].recent);
-        for m in 0..puzzle.num_moves() as MoveId {
-            if !puzzle.is_applicable(&arena[idx as usize].state, m) || puzzle.is_redundant(recent, m) {
-                continue;
-            }
-            let mut child = arena[idx as usize].state.clone();
-            puzzle.apply(&mut child, m);
+        let parent = arena[idx as usize].state.clone();
+        for (m, child) in children(puzzle, &parent, recent) {
             out.generated += 1;
             if !seen.insert(puzzle.key(&child)) {
                 continue;

@@ -9,6 +9,7 @@
 //! depth that generates the goal. It is neither complete nor optimal; width
 //! 1 is hill climbing without backtracking, and an unbounded width is BFS.
 
+use super::expand::children;
 use super::outcome::{Limits, SearchOutcome, Status, trace_path};
 use crate::heuristics::Heuristic;
 use crate::puzzle::{MoveId, Puzzle, Recent};
@@ -53,12 +54,8 @@ pub fn heuristic_beam<P: Puzzle, H: Heuristic<P> + ?Sized>(
             }
             out.expanded += 1;
             let recent = arena[idx as usize].recent;
-            for m in 0..puzzle.num_moves() as MoveId {
-                if !puzzle.is_applicable(&arena[idx as usize].state, m) || puzzle.is_redundant(recent, m) {
-                    continue;
-                }
-                let mut child = arena[idx as usize].state.clone();
-                puzzle.apply(&mut child, m);
+            let parent = arena[idx as usize].state.clone();
+            for (m, child) in children(puzzle, &parent, recent) {
                 out.generated += 1;
                 if !seen.insert(puzzle.key(&child)) {
                     continue;

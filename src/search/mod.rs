@@ -9,6 +9,7 @@
 pub mod beam;
 pub mod best_first;
 pub mod breadth_first;
+pub mod expand;
 pub mod heuristic_beam;
 pub mod idastar;
 pub mod korf;

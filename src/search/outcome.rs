@@ -3,7 +3,7 @@
 //! branching factor, and why it stopped.
 
 use crate::puzzle::MoveId;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Why a search stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,6 +23,15 @@ pub struct Limits {
     pub max_generated: u64,
     /// Stop after this much time.
     pub max_time: Duration,
+}
+
+impl Limits {
+    /// Whether a search must stop now: it has generated the most nodes
+    /// allowed, or its time is up (the clock is read every 1024 expansions).
+    #[must_use]
+    pub fn reached(&self, out: &SearchOutcome, start: Instant) -> bool {
+        out.generated >= self.max_generated || (out.expanded.is_multiple_of(1024) && start.elapsed() >= self.max_time)
+    }
 }
 
 impl Default for Limits {

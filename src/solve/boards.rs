@@ -9,7 +9,6 @@
 use crate::sliding::{Goal, Sliding};
 use anyhow::{Context, Result, bail};
 use rand::SeedableRng;
-use std::path::Path;
 
 /// One board to solve.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,28 +67,17 @@ pub const BUILT_IN: [(&str, &str, &str); 6] = [
 /// tiles separated by spaces. Every board must have `n²` tiles.
 pub fn parse_tsv(text: &str, source: &str, n: usize) -> Result<Vec<BoardInstance>> {
     let mut out = Vec::new();
-    for (k, line) in text.lines().enumerate().skip(1) {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let f: Vec<&str> = line.split('\t').collect();
-        if f.len() < 2 {
-            bail!("{source} line {}: expected `id<TAB>tiles[<TAB>optimal]`", k + 1);
-        }
-        let tiles: Vec<u8> = f[1]
+    for row in super::tsv::rows(text, source, "id<TAB>tiles[<TAB>optimal]")? {
+        let line = row.line;
+        let tiles: Vec<u8> = row
+            .state
             .split_whitespace()
-            .map(|t| t.parse::<u8>().with_context(|| format!("{source} line {}: tile `{t}` is not a number", k + 1)))
+            .map(|t| t.parse::<u8>().with_context(|| format!("{source} line {line}: tile `{t}` is not a number")))
             .collect::<Result<_>>()?;
         if tiles.len() != n * n {
-            bail!("{source} line {}: {} tiles, but a {n}×{n} board has {}", k + 1, tiles.len(), n * n);
+            bail!("{source} line {line}: {} tiles, but a {n}×{n} board has {}", tiles.len(), n * n);
         }
-        let optimal = match f.get(2).map(|s| s.trim()).filter(|s| !s.is_empty()) {
-            Some(s) => Some(
-                s.parse().with_context(|| format!("{source} line {}: optimal length `{s}` is not a number", k + 1))?,
-            ),
-            None => None,
-        };
-        out.push(BoardInstance { id: f[0].to_string(), tiles, optimal });
+        out.push(BoardInstance { id: row.id.to_string(), tiles, optimal: row.optimal });
     }
     if out.is_empty() {
         bail!("{source} holds no boards");
@@ -112,12 +100,8 @@ pub fn load(name_or_path: &str, n: usize, goal: &Goal) -> Result<BoardSet> {
         "korf50-10" => built_in(KORF50, "korf50", 5, Goal::BlankFirst, 10)?,
         "deepcubea24" => built_in(DEEPCUBEA24, "deepcubea24", 5, Goal::BlankLast, 496)?,
         path => {
-            let p = Path::new(path);
-            if !p.exists() {
-                let names: Vec<&str> = BUILT_IN.iter().map(|b| b.0).collect();
-                bail!("test set `{path}` is neither a built-in set ({}) nor an existing file", names.join(", "));
-            }
-            let text = std::fs::read_to_string(p).with_context(|| format!("reading test set {path}"))?;
+            let names: Vec<&str> = BUILT_IN.iter().map(|b| b.0).collect();
+            let text = super::tsv::read_file(path, &names)?;
             BoardSet { n, goal: goal.clone(), instances: parse_tsv(&text, path, n)? }
         }
     };

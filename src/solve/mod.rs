@@ -7,6 +7,7 @@ pub mod classical;
 pub mod distances;
 pub mod heuristics;
 pub mod testsets;
+mod tsv;
 pub mod widths;
 
 use crate::csvlog::{Col, write_table};

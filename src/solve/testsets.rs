@@ -5,7 +5,6 @@ use crate::cube3::{Cube3, Cube3Puzzle, notation};
 use crate::puzzle::Puzzle;
 use crate::scramble::{Scrambler, WalkLength};
 use anyhow::{Context, Result, bail};
-use std::path::Path;
 
 /// One cube to solve.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,22 +32,10 @@ pub const BUILT_IN: [(&str, &str); 3] = [
 /// Parses a TSV test set: a header row, then `id, facelets[, optimal_qtm]`.
 pub fn parse_tsv(text: &str, source: &str) -> Result<Vec<Instance>> {
     let mut out = Vec::new();
-    for (n, line) in text.lines().enumerate().skip(1) {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let f: Vec<&str> = line.split('\t').collect();
-        if f.len() < 2 {
-            bail!("{source} line {}: expected `id<TAB>facelets[<TAB>optimal_qtm]`", n + 1);
-        }
-        let cube = Cube3::from_facelets(f[1]).with_context(|| format!("{source} line {}: cube {}", n + 1, f[0]))?;
-        let optimal_qtm = match f.get(2).map(|s| s.trim()).filter(|s| !s.is_empty()) {
-            Some(s) => Some(
-                s.parse().with_context(|| format!("{source} line {}: optimal length `{s}` is not a number", n + 1))?,
-            ),
-            None => None,
-        };
-        out.push(Instance { id: f[0].to_string(), cube, optimal_qtm });
+    for row in super::tsv::rows(text, source, "id<TAB>facelets[<TAB>optimal_qtm]")? {
+        let cube =
+            Cube3::from_facelets(row.state).with_context(|| format!("{source} line {}: cube {}", row.line, row.id))?;
+        out.push(Instance { id: row.id.to_string(), cube, optimal_qtm: row.optimal });
     }
     if out.is_empty() {
         bail!("{source} holds no cubes");
@@ -68,13 +55,8 @@ pub fn load(name_or_path: &str) -> Result<Vec<Instance>> {
         "deepcubea-100" => take(100),
         "deepcubea-10" => take(10),
         path => {
-            let p = Path::new(path);
-            if !p.exists() {
-                let names: Vec<&str> = BUILT_IN.iter().map(|b| b.0).collect();
-                bail!("test set `{path}` is neither a built-in set ({}) nor an existing file", names.join(", "));
-            }
-            let text = std::fs::read_to_string(p).with_context(|| format!("reading test set {path}"))?;
-            parse_tsv(&text, path)
+            let names: Vec<&str> = BUILT_IN.iter().map(|b| b.0).collect();
+            parse_tsv(&super::tsv::read_file(path, &names)?, path)
         }
     }
 }
