@@ -17,6 +17,7 @@
 //! old folder untouched, and the next claim of the name cleans up (or, if a
 //! crash fell between the two renames, restores) what it left.
 
+use crate::rundir::sibling;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -67,16 +68,18 @@ fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -
     move |source| FolderError::Io { action, path: path.to_path_buf(), source }
 }
 
+/// The characters a folder name may hold.
+fn allowed(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "-_+.".contains(c)
+}
+
 /// Checks that `name` is a plain folder name (see the module docs); `what`
 /// names the flag or key it came from, for the message.
 ///
 /// # Errors
 /// [`FolderError::BadName`].
 pub fn check_name(what: &str, name: &str) -> Result<(), FolderError> {
-    let ok = !name.is_empty()
-        && !name.starts_with('.')
-        && name.len() <= 200
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_+.".contains(c));
+    let ok = !name.is_empty() && !name.starts_with('.') && name.len() <= 200 && name.chars().all(allowed);
     if ok { Ok(()) } else { Err(FolderError::BadName { what: what.to_string(), name: name.to_string() }) }
 }
 
@@ -84,8 +87,7 @@ pub fn check_name(what: &str, name: &str) -> Result<(), FolderError> {
 /// set become `_` (used for names the tool derives, e.g. from a file stem).
 #[must_use]
 pub fn sanitize(text: &str) -> String {
-    let mut s: String =
-        text.chars().take(200).map(|c| if c.is_ascii_alphanumeric() || "-_+.".contains(c) { c } else { '_' }).collect();
+    let mut s: String = text.chars().take(200).map(|c| if allowed(c) { c } else { '_' }).collect();
     if s.is_empty() || s.starts_with('.') {
         s.insert(0, '_');
     }
@@ -106,11 +108,6 @@ impl Drop for FolderLock {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
     }
-}
-
-fn sibling(dir: &Path, prefix: &str, suffix: &str) -> PathBuf {
-    let name = dir.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-    dir.with_file_name(format!("{prefix}{name}{suffix}"))
 }
 
 /// Whether `path` still names the open `file` (same device and inode).
@@ -235,12 +232,6 @@ impl Output {
     #[must_use]
     pub fn dir(&self) -> &Path {
         &self.work
-    }
-
-    /// The folder the results end up in.
-    #[must_use]
-    pub fn target(&self) -> &Path {
-        &self.target
     }
 
     /// Swaps staged results in (the old folder is removed only after the

@@ -40,7 +40,7 @@ pub fn prepare(dir: &Path, existing: Existing) -> Result<bool> {
         ),
         (true, Existing::Resume) => Ok(true),
         (true, Existing::Overwrite) => {
-            let aside = sibling(dir, ".overwritten");
+            let aside = sibling(dir, "", ".overwritten");
             if aside.exists() {
                 std::fs::remove_dir_all(&aside).with_context(|| format!("removing {}", aside.display()))?;
             }
@@ -52,8 +52,10 @@ pub fn prepare(dir: &Path, existing: Existing) -> Result<bool> {
     }
 }
 
-fn sibling(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+/// `path`'s sibling named `<prefix><name of path><suffix>`.
+pub(crate) fn sibling(path: &Path, prefix: &str, suffix: &str) -> PathBuf {
+    let mut name = std::ffi::OsString::from(prefix);
+    name.push(path.file_name().unwrap_or_default());
     name.push(suffix);
     path.with_file_name(name)
 }
@@ -65,7 +67,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
-    let tmp = sibling(path, &format!(".tmp{}", std::process::id()));
+    let tmp = sibling(path, "", &format!(".tmp{}", std::process::id()));
     let written = (|| {
         let mut f = std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
         f.write_all(bytes).with_context(|| format!("writing {}", tmp.display()))?;

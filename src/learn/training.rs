@@ -282,37 +282,10 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     let header_metrics = ["step", "samples", "elapsed_s", "lr", "loss", "accuracy", "samples_per_s"];
     let header_eval = ["step", "depth", "states", "accuracy", "cross_entropy"];
     let header_kl = ["step", "cross_entropy", "kl_target_prediction", "kl_marginal_uniform", "kl_previous_snapshot"];
-    let logs = [("metrics.csv", &header_metrics[..]), ("eval.csv", &header_eval[..]), ("kl.csv", &header_kl[..])];
-    let mut opened = Vec::with_capacity(logs.len());
-    for (file, header) in logs {
-        let path = dir.join(file);
-        let log = if resumed {
-            match CsvLog::resume(&path, header, state.step) {
-                Ok((log, dropped)) => {
-                    if dropped > 0 {
-                        eprintln!("{file}: dropped {dropped} rows logged after the checkpoint's step {}", state.step);
-                    }
-                    log
-                }
-                Err(e) if opts.fresh_logs => {
-                    let (log, kept) = CsvLog::restart(&path, header)?;
-                    let kept = kept.map_or(String::new(), |k| format!("; the old file is kept as {}", k.display()));
-                    eprintln!("{file}: {e:#}: started afresh (--fresh-logs){kept}");
-                    log
-                }
-                Err(e) => {
-                    return Err(e.context(format!(
-                        "cannot resume the log {file}; pass --fresh-logs to start unreadable logs afresh (the old files are kept)"
-                    )));
-                }
-            }
-        } else {
-            CsvLog::create(&path, header)?
-        };
-        opened.push(log);
-    }
-    let [mut metrics, mut eval_log, mut kl_log]: [CsvLog; 3] =
-        opened.try_into().map_err(|_| anyhow::anyhow!("BUG: three logs expected"))?;
+    let resume_at = resumed.then_some(state.step);
+    let mut metrics = open_log(&dir, "metrics.csv", &header_metrics, resume_at, opts.fresh_logs)?;
+    let mut eval_log = open_log(&dir, "eval.csv", &header_eval, resume_at, opts.fresh_logs)?;
+    let mut kl_log = open_log(&dir, "kl.csv", &header_kl, resume_at, opts.fresh_logs)?;
 
     let total = cfg.total_steps();
     let stop_at = opts.max_steps_this_leg.map_or(total, |n| (state.step + n).min(total));
@@ -409,6 +382,32 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         forward_macs(&cfg.model, inputs, moves),
     );
     Ok(outcome)
+}
+
+/// The log `dir/file`: new, or, for a run resumed at step `resume_at`,
+/// cut back to that step (the rows dropped are reported). A log that cannot
+/// be resumed stops the run, unless `fresh` starts it afresh (the old file
+/// kept beside it).
+fn open_log(dir: &Path, file: &str, header: &[&str], resume_at: Option<u64>, fresh: bool) -> Result<CsvLog> {
+    let path = dir.join(file);
+    let Some(step) = resume_at else { return CsvLog::create(&path, header) };
+    match CsvLog::resume(&path, header, step) {
+        Ok((log, dropped)) => {
+            if dropped > 0 {
+                eprintln!("{file}: dropped {dropped} rows logged after the checkpoint's step {step}");
+            }
+            Ok(log)
+        }
+        Err(e) if fresh => {
+            let (log, kept) = CsvLog::restart(&path, header)?;
+            let kept = kept.map_or(String::new(), |k| format!("; the old file is kept as {}", k.display()));
+            eprintln!("{file}: {e:#}: started afresh (--fresh-logs){kept}");
+            Ok(log)
+        }
+        Err(e) => Err(e.context(format!(
+            "cannot resume the log {file}; pass --fresh-logs to start unreadable logs afresh (the old files are kept)"
+        ))),
+    }
 }
 
 fn check_same_run(cfg: &TrainConfig, config_path: &Path) -> Result<()> {
