@@ -29,9 +29,9 @@ report() { # report LABEL RUN_DIR SOLVE_DIR
     local meta="$2/meta.json" s="$3/summary.csv"
     rows+=("$(printf '| %s | %s | %s | %.2e | %.0f | %.0f | %.4f | %.0f | %.2f | %.0f | %.3f | %.0f |' \
         "$1" "$(json "$meta" parameters)" "$(json "$meta" forward_macs_per_sample)" "$(json "$meta" samples_done)" \
-        "$(json "$meta" train_seconds)" "$(awk "BEGIN { print $(json "$meta" samples_done) / $(json "$meta" train_seconds) }")" \
-        "$(col "$2/kl.csv" cross_entropy)" "$(col "$s" solved_pct)" "$(col "$s" mean_length_qtm)" \
-        "$(col "$s" optimal_pct)" "$(col "$s" wall_s_per_cube)" "$(col "$s" states_per_s)")")
+        "$(json "$meta" elapsed_s)" "$(awk "BEGIN { print $(json "$meta" samples_done) / $(json "$meta" elapsed_s) }")" \
+        "$(col "$2/kl.csv" cross_entropy)" "$(col "$s" solved_pct)" "$(col "$s" mean_length)" \
+        "$(col "$s" optimal_pct)" "$(col "$s" wall_s_per_instance)" "$(col "$s" expanded_per_s)")")
 }
 
 for n in "${sizes[@]}"; do

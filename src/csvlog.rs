@@ -25,6 +25,8 @@ pub enum Col {
     Str(Vec<String>),
     /// Booleans.
     Bool(Vec<bool>),
+    /// Unsigned integers that may be missing (an empty field).
+    OptU64(Vec<Option<u64>>),
 }
 
 fn frame(columns: Vec<(&str, Col)>) -> Result<DataFrame> {
@@ -33,6 +35,7 @@ fn frame(columns: Vec<(&str, Col)>) -> Result<DataFrame> {
         .map(|(name, c)| match c {
             Col::U64(v) => Column::new(name.into(), v),
             Col::I64(v) => Column::new(name.into(), v),
+            Col::OptU64(v) => Column::new(name.into(), v),
             Col::F64(v) => {
                 Column::new(name.into(), v.into_iter().map(|x| (!x.is_nan()).then_some(x)).collect::<Vec<_>>())
             }

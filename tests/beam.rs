@@ -131,8 +131,8 @@ fn depth_limit_reports_unsolved_with_diagnostics() {
     let out = beam_search(&p, &mut Uniform(12), &start, &cfg(1, 3, true)).unwrap();
     assert!(out.solution.is_none());
     assert_eq!(out.depths.len(), 3);
-    assert_eq!(out.nodes, 3);
-    assert_eq!(out.evaluated, 3);
+    assert_eq!(out.beam_nodes, 3);
+    assert_eq!(out.expanded, 3);
 }
 
 #[test]

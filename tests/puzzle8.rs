@@ -2,7 +2,9 @@
 //! `configs/puzzle8-smoke.toml` (the puzzle chosen by the registry name
 //! `puzzle8`), the run loaded as a search oracle, and beam search with it on
 //! random 8-puzzles, every solution replayed and compared with the exact
-//! BFS distance of all 181,440 states.
+//! BFS distance of all 181,440 states; then the `solve` binary with that
+//! run beside a classical A* on the same boards, both writing the one
+//! result schema.
 
 use cube_oracle::learn::config::TrainConfig;
 use cube_oracle::learn::inference::NetOracle;
@@ -13,6 +15,7 @@ use cube_oracle::search::{BeamConfig, DistanceTable, beam_search};
 use cube_oracle::sliding::{Goal, Sliding};
 use cube_oracle::solve::boards;
 use std::path::Path;
+use std::process::Command;
 
 #[test]
 fn a_trained_8_puzzle_oracle_solves_random_boards_near_optimally() {
@@ -58,5 +61,51 @@ fn a_trained_8_puzzle_oracle_solves_random_boards_near_optimally() {
         "8-puzzle oracle at width 256: {solved}/100 solved, {optimal} optimal, mean excess {:.2}",
         excess as f64 / solved as f64
     );
+    cli_solves_beside_a_classical_search(&run, &out, &p, &table);
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// `solve --run` with the 8-puzzle run and `solve --method astar` on the
+/// same 20 random boards: the same core columns, the same instances, A* at
+/// the exact distance and the oracle at it or an even number of moves above.
+fn cli_solves_beside_a_classical_search(run: &Path, out: &Path, p: &Sliding, table: &DistanceTable<Sliding>) {
+    let solve = |args: &[&str], label: &str| -> Vec<Vec<String>> {
+        let o = Command::new(env!("CARGO_BIN_EXE_solve"))
+            .args(args)
+            .args(["--random", "20", "--seed", "3", "--out", out.to_str().unwrap(), "--label", label])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        let text = std::fs::read_to_string(out.join(label).join("instances.csv")).unwrap();
+        text.lines().map(|l| l.split(',').map(str::to_string).collect()).collect()
+    };
+    let run_arg = run.to_str().unwrap();
+    let learned = solve(&["--run", run_arg, "--beam-width", "256", "--max-depth", "60"], "oracle");
+    let astar = solve(&["--method", "astar", "--puzzle", "puzzle8", "--heuristic", "manhattan"], "astar");
+    let core = cube_oracle::solve::record::INSTANCE_COLUMNS;
+    for table_rows in [&learned, &astar] {
+        assert_eq!(&table_rows[0][..core.len()], core, "both start with the core columns");
+        assert_eq!(table_rows.len(), 21);
+    }
+    let col = |rows: &[Vec<String>], name: &str| -> Vec<String> {
+        let j = rows[0].iter().position(|h| h == name).unwrap();
+        rows[1..].iter().map(|r| r[j].clone()).collect()
+    };
+    assert_eq!(col(&learned, "puzzle"), col(&astar, "puzzle"));
+    assert_eq!(col(&learned, "id"), col(&astar, "id"));
+    assert!(col(&learned, "heuristic").iter().all(|h| h == "oracle:puzzle8-smoke"));
+    let boards = boards::random(p, 20, 3);
+    for ((b, l), a) in boards.iter().zip(col(&learned, "length")).zip(col(&astar, "length")) {
+        let d = usize::from(table.distance(p, &p.board(&b.tiles).unwrap()).unwrap());
+        let (l, a): (usize, usize) = (l.parse().unwrap(), a.parse().unwrap());
+        assert_eq!(a, d, "A* with Manhattan is optimal");
+        assert!(l >= d && (l - d) % 2 == 0, "oracle {l} moves, distance {d}");
+    }
+    // The run fixes the puzzle: asking it for another is refused.
+    let o = Command::new(env!("CARGO_BIN_EXE_solve"))
+        .args(["--run", run_arg, "--puzzle", "cube3", "--scramble", "R"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("was trained on puzzle8"));
 }

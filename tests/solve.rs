@@ -90,20 +90,19 @@ fn cli_writes_every_file_and_reports_unsolved_cubes() {
     assert!(out.contains("width       4:") && out.contains("width       8:"), "{out}");
     let dir = shallow_run().join("solve/deepcubea-10-w2..3");
     let inst = std::fs::read_to_string(dir.join("instances.csv")).unwrap();
-    assert!(inst.starts_with("width,id,solved,solution,length_qtm,length_htm,optimal_qtm,nodes,children,elapsed_ms,mean_beam_entropy,start_kl_uniform"));
+    let core = cube_oracle::solve::record::INSTANCE_COLUMNS.join(",");
+    assert!(inst.starts_with(&format!("{core},length_htm,beam_nodes,mean_beam_entropy,start_kl_uniform\n")), "{inst}");
     assert_eq!(inst.lines().count(), 1 + 2 * 10, "every instance at every width, solved or not");
     assert!(
-        inst.lines().skip(1).all(|l| l.contains(",false,")),
+        inst.lines().skip(1).all(|l| l.contains(",exhausted,false,")),
         "DeepCubeA cubes are >= 16 moves deep: none solves within depth 4"
     );
     for f in ["depths.csv", "summary.csv", "scaling.csv"] {
         assert!(dir.join(f).exists(), "{f}");
     }
-    assert!(
-        std::fs::read_to_string(dir.join("depths.csv"))
-            .unwrap()
-            .starts_with("width,id,depth,beam_size,entropy,max_log_prob,mean_log_prob,mean_policy_entropy,kl_previous")
-    );
+    assert!(std::fs::read_to_string(dir.join("depths.csv")).unwrap().starts_with(
+        "width,id,depth,beam_size,generated,entropy,max_log_prob,mean_log_prob,mean_policy_entropy,kl_previous"
+    ));
     for p in ["length_vs_width", "optimal_vs_width", "time_vs_width", "entropy_vs_length", "entropy_vs_depth"] {
         assert!(
             dir.join("plots").join(format!("{p}.png")).exists() && dir.join("plots").join(format!("{p}.svg")).exists(),
@@ -210,7 +209,7 @@ fn one_cube_without_a_width_is_retried_at_doubled_widths_up_to_2_14() {
     assert!(!err.contains("retrying with width 32768"), "{err}");
     assert!(out.contains("width 16384: not solved"), "{out}");
     let inst = std::fs::read_to_string(shallow_run().join("solve/escalate/instances.csv")).unwrap();
-    let widths: Vec<&str> = inst.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    let widths: Vec<&str> = inst.lines().skip(1).map(|l| l.split(',').nth(3).unwrap()).collect();
     assert_eq!(widths, ["1024", "2048", "4096", "8192", "16384"]);
     // An explicit width is never widened.
     let (code, _, err) = solve_cli(&["--run", &run, "--facelets", &facelets, "--max-depth", "4", "--beam-width", "8"]);
@@ -252,10 +251,10 @@ fn parallel_workers_give_the_same_solutions_as_one() {
         assert_eq!(code, 0, "{err}");
         let dir = shallow_run().join("solve").join(&label);
         let summary = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
-        assert!(summary.lines().next().unwrap().ends_with(",wall_s_per_cube"), "{summary}");
-        // Everything but the timings: width, id, solved, solution, lengths, nodes.
+        assert!(summary.lines().next().unwrap().ends_with(",wall_s_per_instance"), "{summary}");
+        // Everything up to the timings: width, id, status, solution, lengths, node counts.
         let inst = std::fs::read_to_string(dir.join("instances.csv")).unwrap();
-        inst.lines().map(|l| l.split(',').take(9).collect::<Vec<_>>().join(",") + "\n").collect()
+        inst.lines().map(|l| l.split(',').take(12).collect::<Vec<_>>().join(",") + "\n").collect()
     };
     let one = solve("1");
     assert_eq!(one.lines().count(), 1 + 2 * 12);

@@ -123,8 +123,10 @@ fn random_eight_puzzles_optimal_methods_agree_with_the_table() {
 #[test]
 fn limits_are_reported_and_no_solution_is_claimed() {
     let out = out_root("limits");
-    let (code, stdout, err) =
-        solve(&["--method", "idastar", "--puzzle", "puzzle15", "--testset", "korf100-10", "--max-nodes", "1000"], &out);
+    let (code, stdout, err) = solve(
+        &["--method", "idastar", "--puzzle", "puzzle15", "--testset", "korf100-10", "--max-generated", "1000"],
+        &out,
+    );
     assert_eq!(code, 0, "{err}");
     assert!(stdout.contains("solved 0.0% (limit 100.0%)"), "{stdout}");
     let dir = out.join("puzzle15-blank-first-korf100-10-idastar-manhattan");

@@ -1,5 +1,6 @@
-//! `solve …`: solve cubes with a trained oracle (beam search, the default
-//! method), or cubes and sliding puzzles with a classical search
+//! `solve …`: solve instances of a trained run's puzzle (the cube or a
+//! sliding puzzle) by beam search with its oracle (the default method), or
+//! cubes and sliding puzzles with a classical search
 //! (`--method astar|idastar|rbfs|ids|bfs|greedy|ucs`, or `beam` with a
 //! `--heuristic`).
 //!
@@ -13,9 +14,10 @@ use cube_oracle::cube3::Metric;
 use cube_oracle::learn::config::DeviceKind;
 use cube_oracle::registry::PuzzleKind;
 use cube_oracle::search::Limits;
-use cube_oracle::solve::classical::{self, ClassicalOptions, Input, Method};
+use cube_oracle::solve::classical::{self, ClassicalOptions, Method};
 use cube_oracle::solve::distances::{self, TableOptions};
-use cube_oracle::solve::{self, SolveOptions, Source, widths};
+use cube_oracle::solve::input::Input;
+use cube_oracle::solve::{self, SolveOptions, widths};
 use std::io::IsTerminal;
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
@@ -26,7 +28,7 @@ use std::time::Duration;
 #[command(
     name = "solve",
     version,
-    about = "Solve cubes by beam search with a trained oracle, or cubes and sliding puzzles with classical search"
+    about = "Solve puzzles by beam search with a trained oracle, or cubes and sliding puzzles with classical search"
 )]
 #[command(group(ArgGroup::new("input").required(true).args(["facelets", "scramble", "testset", "random", "board", "distance_table"])))]
 struct Args {
@@ -37,13 +39,13 @@ struct Args {
     /// Search method: beam (default), astar, idastar, rbfs, ids, bfs, greedy, ucs.
     #[arg(long, default_value = "beam")]
     method: String,
-    /// Puzzle for classical methods: cube3 (default), puzzle8, puzzle15, puzzle24.
-    #[arg(long, default_value = "cube3")]
-    puzzle: String,
+    /// Puzzle: cube3 (the default for classical methods), puzzle8, puzzle15, puzzle24; with an oracle, the run's puzzle.
+    #[arg(long)]
+    puzzle: Option<String>,
     /// Heuristic for classical methods, e.g. manhattan, linear-conflict, pdb-7-8, max(a,b); on the cube: pdb.
     #[arg(long)]
     heuristic: Option<String>,
-    /// Sliding-puzzle goal: blank-last (default), blank-first, snail, or tiles "1 2 3 / 4 5 6 / 7 8 0".
+    /// Sliding-puzzle goal for classical methods: blank-last (default), blank-first, snail, or tiles "1 2 3 / 4 5 6 / 7 8 0".
     #[arg(long, allow_hyphen_values = true)]
     goal: Option<String>,
     /// Instead of solving: BFS from the goal of --puzzle, writing the distance distribution (CSV + histogram).
@@ -53,11 +55,11 @@ struct Args {
     #[arg(long, allow_hyphen_values = true)]
     board: Option<String>,
     /// Classical methods: stop an instance after generating this many nodes.
-    #[arg(long)]
-    max_nodes: Option<u64>,
+    #[arg(long, visible_alias = "max-nodes")]
+    max_generated: Option<u64>,
     /// Classical methods: stop an instance after this many seconds.
-    #[arg(long)]
-    time_limit: Option<f64>,
+    #[arg(long, visible_alias = "time-limit")]
+    max_time_s: Option<f64>,
     /// Use this checkpoint instead of the run's newest.
     #[arg(long)]
     checkpoint: Option<PathBuf>,
@@ -67,10 +69,10 @@ struct Args {
     /// One cube as a move sequence from solved, e.g. "R U R' U'".
     #[arg(long)]
     scramble: Option<String>,
-    /// A built-in test set (deepcubea, deepcubea-100, deepcubea-10) or a TSV file.
+    /// A built-in test set (deepcubea, deepcubea-100, deepcubea-10; korf100, korf100-10, deepcubea15, korf50, korf50-10, deepcubea24) or a TSV file.
     #[arg(long)]
     testset: Option<String>,
-    /// N random cubes (100-move random walks).
+    /// N random instances (cubes: 100-move random walks; boards: uniform among the solvable ones).
     #[arg(long, value_name = "N")]
     random: Option<usize>,
     /// Seed for --random.
@@ -91,15 +93,15 @@ struct Args {
     /// Metric the model must have been trained in (qtm or htm).
     #[arg(long)]
     metric: Option<String>,
-    /// Output folder name (under runs/<name>/solve/ for beam search with an oracle, runs/classical/ otherwise).
+    /// Output folder name, under --out.
     #[arg(long)]
     label: Option<String>,
     /// Instances searched at once: classical searches use one thread each; beam search gives each worker its own copy of the network.
     #[arg(long, default_value = "1")]
     jobs: NonZeroUsize,
-    /// Classical methods: parent folder of the output folder.
-    #[arg(long, default_value = "runs/classical")]
-    out: PathBuf,
+    /// Parent folder of the output folder (default: <run>/solve with an oracle, runs/classical otherwise).
+    #[arg(long)]
+    out: Option<PathBuf>,
     /// Replace an existing output folder of the same label.
     #[arg(long)]
     overwrite: bool,
@@ -111,6 +113,9 @@ struct Args {
 /// The oracle `solve` uses without `--run`: the best shipped one (the
 /// GPU-trained run of issue #14; see runs/README.md).
 const DEFAULT_RUN: &str = "runs/cube3-gpu";
+
+/// Where classical results go without `--out`.
+const CLASSICAL_OUT: &str = "runs/classical";
 
 /// The shipped default oracle: `runs/cube3-gpu` in the working directory,
 /// else in the source tree this binary was built from.
@@ -136,22 +141,26 @@ fn main() -> ExitCode {
     let args = Args::parse();
     let result = (|| {
         let method: Method = args.method.parse()?;
-        let puzzle: PuzzleKind = args.puzzle.parse().context("--puzzle")?;
+        let puzzle: Option<PuzzleKind> = args.puzzle.as_deref().map(str::parse).transpose().context("--puzzle")?;
         let metric = parse_metric(args.metric.as_deref())?;
         if args.distance_table {
             let opts = TableOptions {
-                puzzle,
+                puzzle: puzzle.unwrap_or(PuzzleKind::Cube3),
                 goal: args.goal.clone(),
                 metric: metric.unwrap_or(Metric::Qtm),
                 max_depth: args.max_depth.map(|d| u32::try_from(d).unwrap_or(u32::MAX)),
-                out_root: args.out.clone(),
+                out_root: args.out.clone().unwrap_or_else(|| PathBuf::from(CLASSICAL_OUT)),
                 label: args.label.clone(),
                 overwrite: args.overwrite,
             };
             return Ok(distances::run(&opts)?.0);
         }
-        let oracle_beam = method == Method::Beam && puzzle == PuzzleKind::Cube3 && args.heuristic.is_none();
-        if oracle_beam { run_oracle(&args, metric) } else { run_classical(&args, method, puzzle, metric) }
+        let input = input(&args)?;
+        if method == Method::Beam && args.heuristic.is_none() {
+            run_oracle(&args, input, puzzle, metric)
+        } else {
+            run_classical(&args, input, method, puzzle.unwrap_or(PuzzleKind::Cube3), metric)
+        }
     })();
     match result {
         Ok(dir) => {
@@ -165,68 +174,10 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_oracle(args: &Args, metric: Option<Metric>) -> anyhow::Result<PathBuf> {
-    for (given, flag) in [(args.board.is_some(), "--board"), (args.goal.is_some(), "--goal")] {
-        if given {
-            anyhow::bail!(
-                "{flag} applies to sliding puzzles; give --puzzle puzzle8, puzzle15 or puzzle24 with a --method"
-            );
-        }
-    }
-    for (given, flag) in [(args.max_nodes.is_some(), "--max-nodes"), (args.time_limit.is_some(), "--time-limit")] {
-        if given {
-            anyhow::bail!("{flag} applies to classical methods; oracle beam search is bounded by --max-depth");
-        }
-    }
-    let widths = widths::parse(args.beam_width, args.beam_log2.as_deref())?;
-    let source = if let Some(f) = &args.facelets {
-        Source::Facelets(f.clone())
-    } else if let Some(s) = &args.scramble {
-        Source::Scramble(s.clone())
-    } else if let Some(t) = &args.testset {
-        Source::TestSet(t.clone())
-    } else {
-        match args.random {
-            Some(0) => anyhow::bail!("--random 0: give at least one cube"),
-            Some(n) => Source::Random { n, seed: args.seed },
-            None => unreachable!("clap requires one input"),
-        }
-    };
-    let single = matches!(source, Source::Facelets(_) | Source::Scramble(_));
-    // With no width given, one cube is retried at doubled widths up to 2^14.
-    let escalate_to = if single && args.beam_width.is_none() && args.beam_log2.is_none() { 1 << 14 } else { 0 };
-    let opts = SolveOptions {
-        run_dir: args.run.clone().unwrap_or_else(default_run),
-        checkpoint: args.checkpoint.clone(),
-        source,
-        widths,
-        max_depth: args.max_depth.unwrap_or(40),
-        dedup: !args.no_dedup,
-        metric,
-        label: args.label.clone(),
-        overwrite: args.overwrite,
-        progress: !single && std::io::stderr().is_terminal(),
-        escalate_to,
-        jobs: args.jobs.get(),
-        device: args.device.as_deref().map(|d| if d == "gpu" { DeviceKind::Gpu } else { DeviceKind::Cpu }),
-    };
-    solve::run(&opts)
-}
-
-fn run_classical(args: &Args, method: Method, puzzle: PuzzleKind, metric: Option<Metric>) -> anyhow::Result<PathBuf> {
-    for (given, flag) in [
-        (args.run.is_some(), "--run"),
-        (args.checkpoint.is_some(), "--checkpoint"),
-        (args.no_dedup, "--no-dedup"),
-        (args.device.is_some(), "--device"),
-    ] {
-        if given {
-            anyhow::bail!(
-                "{flag} applies to beam search with a trained oracle (the cube, --method beam, no --heuristic)"
-            );
-        }
-    }
-    let input = if let Some(f) = &args.facelets {
+/// The instances named by `--facelets`, `--scramble`, `--board`,
+/// `--testset` or `--random` (clap lets exactly one through).
+fn input(args: &Args) -> anyhow::Result<Input> {
+    Ok(if let Some(f) = &args.facelets {
         Input::Facelets(f.clone())
     } else if let Some(s) = &args.scramble {
         Input::Scramble(s.clone())
@@ -238,9 +189,70 @@ fn run_classical(args: &Args, method: Method, puzzle: PuzzleKind, metric: Option
         match args.random {
             Some(0) => anyhow::bail!("--random 0: give at least one instance"),
             Some(n) => Input::Random { n, seed: args.seed },
-            None => unreachable!("clap requires one input"),
+            None => anyhow::bail!("give one of --facelets, --scramble, --board, --testset or --random"),
         }
+    })
+}
+
+fn run_oracle(
+    args: &Args,
+    input: Input,
+    puzzle: Option<PuzzleKind>,
+    metric: Option<Metric>,
+) -> anyhow::Result<PathBuf> {
+    if args.goal.is_some() {
+        anyhow::bail!(
+            "--goal applies to classical methods; a trained oracle solves for the goal of its run (puzzle.goal in its config.toml)"
+        );
+    }
+    for (given, flag) in
+        [(args.max_generated.is_some(), "--max-generated"), (args.max_time_s.is_some(), "--max-time-s")]
+    {
+        if given {
+            anyhow::bail!("{flag} applies to classical methods; oracle beam search is bounded by --max-depth");
+        }
+    }
+    let widths = widths::parse(args.beam_width, args.beam_log2.as_deref())?;
+    let single = input.is_single();
+    // With no width given, one instance is retried at doubled widths up to 2^14.
+    let escalate_to = if single && args.beam_width.is_none() && args.beam_log2.is_none() { 1 << 14 } else { 0 };
+    let opts = SolveOptions {
+        run_dir: args.run.clone().unwrap_or_else(default_run),
+        checkpoint: args.checkpoint.clone(),
+        puzzle,
+        input,
+        widths,
+        max_depth: args.max_depth.unwrap_or(40),
+        dedup: !args.no_dedup,
+        metric,
+        out_root: args.out.clone(),
+        label: args.label.clone(),
+        overwrite: args.overwrite,
+        progress: !single && std::io::stderr().is_terminal(),
+        escalate_to,
+        jobs: args.jobs.get(),
+        device: args.device.as_deref().map(|d| if d == "gpu" { DeviceKind::Gpu } else { DeviceKind::Cpu }),
     };
+    solve::run(&opts)
+}
+
+fn run_classical(
+    args: &Args,
+    input: Input,
+    method: Method,
+    puzzle: PuzzleKind,
+    metric: Option<Metric>,
+) -> anyhow::Result<PathBuf> {
+    for (given, flag) in [
+        (args.run.is_some(), "--run"),
+        (args.checkpoint.is_some(), "--checkpoint"),
+        (args.no_dedup, "--no-dedup"),
+        (args.device.is_some(), "--device"),
+    ] {
+        if given {
+            anyhow::bail!("{flag} applies to beam search with a trained oracle (--method beam, no --heuristic)");
+        }
+    }
     let width = if method == Method::Beam {
         let w = widths::parse(args.beam_width, args.beam_log2.as_deref())?;
         if w.len() != 1 {
@@ -253,12 +265,12 @@ fn run_classical(args: &Args, method: Method, puzzle: PuzzleKind, metric: Option
         }
         0
     };
-    let max_time = match args.time_limit {
+    let max_time = match args.max_time_s {
         None => Duration::MAX,
         Some(t) if t.is_finite() && t > 0.0 => Duration::from_secs_f64(t),
-        Some(t) => anyhow::bail!("--time-limit {t}: expected a positive number of seconds"),
+        Some(t) => anyhow::bail!("--max-time-s {t}: expected a positive number of seconds"),
     };
-    let single = matches!(input, Input::Facelets(_) | Input::Scramble(_) | Input::Board(_));
+    let single = input.is_single();
     let opts = ClassicalOptions {
         method,
         puzzle,
@@ -266,10 +278,10 @@ fn run_classical(args: &Args, method: Method, puzzle: PuzzleKind, metric: Option
         goal: args.goal.clone(),
         metric: metric.unwrap_or(Metric::Qtm),
         input,
-        limits: Limits { max_generated: args.max_nodes.unwrap_or(u64::MAX), max_time },
+        limits: Limits { max_generated: args.max_generated.unwrap_or(u64::MAX), max_time },
         max_depth: u32::try_from(args.max_depth.unwrap_or(200)).unwrap_or(u32::MAX),
         width,
-        out_root: args.out.clone(),
+        out_root: args.out.clone().unwrap_or_else(|| PathBuf::from(CLASSICAL_OUT)),
         jobs: args.jobs.get(),
         label: args.label.clone(),
         overwrite: args.overwrite,

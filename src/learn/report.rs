@@ -71,7 +71,7 @@ impl Meta {
         let mut v = self.value.clone();
         v["steps_done"] = json!(state.step);
         v["samples_done"] = json!(state.samples);
-        v["train_seconds"] = json!(state.elapsed_s);
+        v["elapsed_s"] = json!(state.elapsed_s);
         v["complete"] = json!(complete);
         v["updated_unix"] = json!(unix_now());
         v["legs"] = json!(legs);

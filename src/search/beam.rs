@@ -61,8 +61,8 @@ pub struct DepthStats {
     pub depth: usize,
     /// States kept in the beam.
     pub beam_size: usize,
-    /// Candidates generated (expanded children).
-    pub candidates: usize,
+    /// Candidates generated (children of the expanded states).
+    pub generated: usize,
     /// Entropy of the normalised beam distribution (nats).
     pub entropy: f64,
     /// Best path log-probability in the beam.
@@ -85,11 +85,11 @@ pub struct BeamOutcome<K> {
     /// Per-depth diagnostics.
     pub depths: Vec<DepthStats>,
     /// Sum of beam sizes over depths (EfficientCube's node count).
-    pub nodes: u64,
-    /// Sum of candidates generated over depths.
-    pub children: u64,
-    /// States passed to the oracle.
-    pub evaluated: u64,
+    pub beam_nodes: u64,
+    /// Candidates generated, over all depths.
+    pub generated: u64,
+    /// States expanded, over all depths: each is passed to the oracle once.
+    pub expanded: u64,
     /// `KL(p(· | start) ‖ uniform)` (NaN for a solved start).
     pub start_kl_uniform: f64,
     /// The keys of every beam, when `record_beams` is on.
@@ -121,9 +121,9 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
         solution: None,
         log_prob: 0.0,
         depths: Vec::new(),
-        nodes: 0,
-        children: 0,
-        evaluated: 0,
+        beam_nodes: 0,
+        generated: 0,
+        expanded: 0,
         start_kl_uniform: f64::NAN,
         beams: Vec::new(),
     };
@@ -164,7 +164,7 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
             puzzle.encode_batch(&beam[start_row..end], &mut enc[..rows * width_enc]);
             oracle.log_probs(&enc[..rows * width_enc], rows, &mut lp[start_row * moves..end * moves])?;
         }
-        out.evaluated += n as u64;
+        out.expanded += n as u64;
 
         let mut policy_entropy = 0.0;
         for i in 0..n {
@@ -194,7 +194,7 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
                 cands.push(c);
             }
         }
-        out.children += cands.len() as u64;
+        out.generated += cands.len() as u64;
 
         // Select the next beam.
         if !cfg.dedup && cands.len() > cfg.width {
@@ -241,14 +241,14 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
         out.depths.push(DepthStats {
             depth,
             beam_size: next.len(),
-            candidates: cands.len(),
+            generated: cands.len(),
             entropy: entropy(&probs),
             max_log_prob: next_scores.first().copied().unwrap_or(f64::NEG_INFINITY),
             mean_log_prob: next_scores.iter().sum::<f64>() / next_scores.len().max(1) as f64,
             mean_policy_entropy: policy_entropy / n.max(1) as f64,
             kl_previous,
         });
-        out.nodes += next.len() as u64;
+        out.beam_nodes += next.len() as u64;
 
         if let Some(b) = best_solved {
             let mut path = vec![b.action];

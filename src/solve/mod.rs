@@ -1,11 +1,17 @@
-//! `solve`: run beam search with a trained oracle over cubes, verify every
-//! solution, and write per-instance, per-depth and per-width tables and the
-//! scaling and entropy plots under `runs/<name>/solve/<label>/`.
+//! `solve`: beam search with a trained oracle over the instances of the
+//! run's puzzle (the cube or a sliding puzzle, whichever the run's config
+//! names), every solution verified by replaying it, and the per-instance,
+//! per-depth and per-width tables and the scaling and entropy plots
+//! written under `<run>/solve/<label>/`. The classical searches live in
+//! [`classical`]; both load instances through [`input`] and write the
+//! result schema of [`record`].
 
 pub mod boards;
 pub mod classical;
 pub mod distances;
 pub mod heuristics;
+pub mod input;
+pub mod record;
 pub mod testsets;
 mod tsv;
 pub mod widths;
@@ -16,13 +22,17 @@ use crate::folder::{self, IfExists, Output};
 use crate::learn::config::DeviceKind;
 use crate::learn::inference::NetOracle;
 use crate::plot::{Chart, Series, Style};
-use crate::search::{BeamConfig, BeamOutcome, Oracle, beam_search};
-use crate::statistics::{pearson, quantile};
+use crate::puzzle::{MoveId, Puzzle, replay};
+use crate::registry::{AnyPuzzle, PuzzleKind};
+use crate::search::{BeamConfig, BeamOutcome, Oracle, Status, beam_search, effective_branching_factor};
+use crate::sliding::Goal;
+use crate::statistics::pearson;
 use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::PathBuf;
+use input::{Case, Input};
+use record::{Producer, Record, Summary};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
-use testsets::Instance;
 
 /// EfficientCube on DeepCubeA's 1000 cubes (T4 GPU): `(log2 width, mean
 /// QTM length, % optimal, seconds per cube, nodes)`.
@@ -41,24 +51,6 @@ pub const EFFICIENTCUBE: [(u32, f64, f64, f64, f64); 12] = [
     (18, 21.26, 69.6, 484.0, 4181000.0),
 ];
 
-/// Where the cubes come from.
-#[derive(Clone, Debug)]
-pub enum Source {
-    /// One facelet string.
-    Facelets(String),
-    /// One move sequence from solved.
-    Scramble(String),
-    /// A built-in set or a TSV file.
-    TestSet(String),
-    /// `n` cubes from 100-move random walks of a seed.
-    Random {
-        /// How many.
-        n: usize,
-        /// Seed.
-        seed: u64,
-    },
-}
-
 /// What `solve` was asked to do.
 #[derive(Clone, Debug)]
 pub struct SolveOptions {
@@ -66,80 +58,122 @@ pub struct SolveOptions {
     pub run_dir: PathBuf,
     /// A checkpoint other than the run's newest.
     pub checkpoint: Option<PathBuf>,
-    /// The cubes.
-    pub source: Source,
+    /// The puzzle the caller expects the run to solve, if stated.
+    pub puzzle: Option<PuzzleKind>,
+    /// The instances, of the puzzle the run was trained on.
+    pub input: Input,
     /// Beam widths, increasing.
     pub widths: Vec<usize>,
     /// Depth limit.
     pub max_depth: usize,
     /// Deduplicate beam states.
     pub dedup: bool,
-    /// Metric the caller expects the model to use, if stated.
+    /// Cube metric the caller expects the model to use, if stated.
     pub metric: Option<Metric>,
-    /// Output folder name under `solve/` (default from the source).
+    /// Parent folder of the output folder (default `<run>/solve`).
+    pub out_root: Option<PathBuf>,
+    /// Output folder name (default from the input, widths and dedup).
     pub label: Option<String>,
     /// Replace an existing output folder.
     pub overwrite: bool,
     /// Draw a progress bar.
     pub progress: bool,
-    /// For a single cube: double the width after an unsolved search until
-    /// this width (0 or any width at most the last one: never).
+    /// For a single instance: double the width after an unsolved search
+    /// until this width (0 or any width at most the last one: never).
     pub escalate_to: usize,
-    /// Cubes searched at once, each by its own worker thread with its own
-    /// copy of the network (1: one at a time).
+    /// Instances searched at once, each by its own worker thread with its
+    /// own copy of the network (1: one at a time).
     pub jobs: usize,
     /// Device that evaluates the network (default: the CPU).
     pub device: Option<DeviceKind>,
 }
 
-/// One solved (or not) instance at one width.
-struct Row {
-    width: usize,
-    inst: usize,
-    out: BeamOutcome<u128>,
-    turns: Option<Vec<crate::cube3::Turn>>,
-    elapsed_s: f64,
+/// A second length measure of a puzzle's solutions, written beside
+/// `length` (the cube: the other metric).
+struct OtherMetric<'a> {
+    /// Its column in `instances.csv`.
+    column: &'static str,
+    /// The names of the puzzle's own metric and of this one (console).
+    units: (&'static str, &'static str),
+    /// The length of a path in it.
+    len: &'a dyn Fn(&[MoveId]) -> usize,
 }
 
-/// A short tag naming one cube state (12 hex digits of a hash of its key),
-/// so that single-cube solves of different cubes get different folders.
-fn cube_tag(cube: &crate::cube3::Cube3) -> String {
-    let h = crate::checksum::fnv1a(&cube.key().to_le_bytes());
-    format!("{:012x}", h & 0xffff_ffff_ffff)
+/// One instance at one width.
+struct Row<K> {
+    inst: usize,
+    record: Record,
+    out: BeamOutcome<K>,
+}
+
+impl<K> Row<K> {
+    fn mean_entropy(&self) -> f64 {
+        let d = &self.out.depths;
+        d.iter().map(|s| s.entropy).sum::<f64>() / d.len().max(1) as f64
+    }
 }
 
 /// Runs `solve`; returns the output folder.
 pub fn run(opts: &SolveOptions) -> Result<PathBuf> {
     let oracle = NetOracle::load(&opts.run_dir, opts.checkpoint.as_deref(), opts.device)?;
-    let metric = oracle.config.metric();
-    if let Some(m) = opts.metric
-        && m != metric
+    let trained = oracle.config.puzzle()?;
+    if let Some(kind) = opts.puzzle
+        && kind != trained.kind()
     {
-        bail!("the run's model was trained in {metric} ({} moves), but --metric {m} was given", oracle.num_moves());
+        bail!("the run {} was trained on {}, but --puzzle {kind} was given", opts.run_dir.display(), trained.kind());
     }
-    let puzzle = Cube3Puzzle::new(metric);
-    let (instances, default_label) = match &opts.source {
-        Source::Facelets(f) => {
-            let inst = testsets::from_facelets(f)?;
-            let label = format!("facelets-{}", cube_tag(&inst.cube));
-            (vec![inst], label)
+    match trained {
+        AnyPuzzle::Cube3(puzzle) => {
+            if let Some(m) = opts.metric
+                && m != puzzle.metric
+            {
+                bail!(
+                    "the run's model was trained in {} ({} moves), but --metric {m} was given",
+                    puzzle.metric,
+                    oracle.num_moves()
+                );
+            }
+            let htm = puzzle.metric == Metric::Qtm;
+            let other_len = |path: &[MoveId]| {
+                let turns: Vec<_> = path.iter().map(|&m| puzzle.turn(m)).collect();
+                if htm { notation::htm_len(&turns) } else { notation::qtm_len(&turns) }
+            };
+            let other = OtherMetric {
+                column: if htm { "length_htm" } else { "length_qtm" },
+                units: if htm { ("QTM", "HTM") } else { ("HTM", "QTM") },
+                len: &other_len,
+            };
+            let loaded = input::cubes(&opts.input, &puzzle)?;
+            sweep(&puzzle, oracle, loaded, opts, Some(&other))
         }
-        Source::Scramble(s) => {
-            let inst = testsets::from_scramble(s)?;
-            let label = format!("scramble-{}", cube_tag(&inst.cube));
-            (vec![inst], label)
+        AnyPuzzle::Sliding(trained) => {
+            if let Some(m) = opts.metric {
+                bail!("--metric {m} applies to the cube; this run's model solves {}", trained.name());
+            }
+            // The boards must share the goal the oracle was trained for.
+            let goal = match &oracle.config.puzzle.goal {
+                Some(g) => g.parse::<Goal>()?,
+                None => Goal::default(),
+            };
+            let (puzzle, loaded) = input::boards(&opts.input, trained.n(), Some(&goal))?;
+            sweep(&puzzle, oracle, loaded, opts, None)
         }
-        Source::TestSet(t) => {
-            let name = std::path::Path::new(t).file_stem().map_or(t.clone(), |s| s.to_string_lossy().to_string());
-            (testsets::load(t)?, name)
-        }
-        Source::Random { n, seed } => (testsets::random(&puzzle, *n, 100, *seed)?, format!("random-{n}-seed{seed}")),
-    };
+    }
+}
+
+/// The width-by-width sweep of [`run`] on one puzzle.
+fn sweep<P: Puzzle>(
+    puzzle: &P,
+    oracle: NetOracle,
+    (cases, default_label): input::Loaded<P::State>,
+    opts: &SolveOptions,
+    other: Option<&OtherMetric>,
+) -> Result<PathBuf> {
     let dedup_tag = if opts.dedup { "" } else { "-nodedup" };
-    // A label the tool chose for one cube names that cube on this oracle:
-    // solving it again replaces the earlier result. Chosen labels and
-    // test-set sweeps keep the --overwrite rule.
-    let single = matches!(opts.source, Source::Facelets(_) | Source::Scramble(_));
+    // A label the tool chose for one instance names that instance on this
+    // oracle: solving it again replaces the earlier result. Chosen labels
+    // and test-set sweeps keep the --overwrite rule.
+    let single = opts.input.is_single();
     let if_exists =
         if opts.overwrite || (single && opts.label.is_none()) { IfExists::Replace } else { IfExists::Refuse };
     let label = match &opts.label {
@@ -153,36 +187,40 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf> {
             folder::sanitize(&format!("{default_label}-{w}{dedup_tag}"))
         }
     };
-    let output = Output::claim(&opts.run_dir.join("solve"), &label, "--label", if_exists)?;
+    let root = opts.out_root.clone().unwrap_or_else(|| opts.run_dir.join("solve"));
+    let output = Output::claim(&root, &label, "--label", if_exists)?;
     let out_dir = output.dir().to_path_buf();
+    let run_name = opts.run_dir.file_name().map_or_else(|| "run".into(), |n| n.to_string_lossy().to_string());
+    let by = Producer { puzzle: puzzle.name(), method: "beam".into(), heuristic: format!("oracle:{run_name}") };
 
-    let total = (instances.len() * opts.widths.len()) as u64;
+    let total = (cases.len() * opts.widths.len()) as u64;
     let bar = if opts.progress { ProgressBar::new(total) } else { ProgressBar::hidden() };
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} solves, ETA {eta}  {msg}")
-            .expect("a valid template")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    let jobs = opts.jobs.clamp(1, instances.len().max(1));
-    // One oracle per worker, cloned from the one loaded above.
+    let jobs = opts.jobs.clamp(1, cases.len().max(1));
+    // One oracle per worker, cloned from the one loaded.
     let mut oracles = vec![oracle; jobs];
     let mut rows = Vec::new();
     let mut wall_s = Vec::new();
     let mut widths = opts.widths.clone();
     let mut k = 0;
+    let tables = Tables { dir: &out_dir, by: &by, cases: &cases, other };
     while k < widths.len() {
         let width = widths[k];
         k += 1;
         let cfg = BeamConfig { width, max_depth: opts.max_depth, dedup: opts.dedup, prune: true, record_beams: false };
         let t = Instant::now();
-        rows.extend(solve_all(&puzzle, &mut oracles, &instances, &cfg, &bar)?);
+        rows.extend(solve_all(puzzle, &mut oracles, &cases, &cfg, &bar)?);
         wall_s.push(t.elapsed().as_secs_f64());
-        // Widen until solved: only for one cube, when asked and when the
-        // widths were not given explicitly.
+        // Widen until solved: only for one instance, when asked and when
+        // the widths were not given explicitly.
         if k == widths.len()
             && width < opts.escalate_to
-            && instances.len() == 1
-            && rows.last().is_some_and(|r| r.turns.is_none())
+            && cases.len() == 1
+            && rows.last().is_some_and(|r: &Row<P::Key>| r.record.status != Status::Solved)
         {
             eprintln!("width {width}: not solved; retrying with width {}", width * 2);
             widths.push(width * 2);
@@ -190,60 +228,69 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf> {
         // Every finished width is on disk before the next starts, so a long
         // sweep that is cut short keeps what it measured.
         if k < widths.len() {
-            write_outputs(&out_dir, &instances, &rows, &widths[..k], &wall_s, false)?;
-            if !opts.progress && instances.len() > 1 {
-                eprintln!("width {width}: done ({} cubes); tables written", instances.len());
+            tables.write(&rows, &widths[..k], &wall_s, false)?;
+            if !opts.progress && cases.len() > 1 {
+                eprintln!("width {width}: done ({} instances); tables written", cases.len());
             }
         }
     }
     bar.finish_and_clear();
-    write_outputs(&out_dir, &instances, &rows, &widths, &wall_s, true)?;
+    tables.write(&rows, &widths, &wall_s, true)?;
     Ok(output.commit()?)
 }
 
 /// Searches every instance at one width, `oracles.len()` at a time, and
-/// verifies each solution by replaying it on the sticker model. Rows come
-/// back in instance order whatever the number of workers.
-fn solve_all(
-    puzzle: &Cube3Puzzle,
+/// verifies each solution by replaying it. Rows come back in instance
+/// order whatever the number of workers.
+fn solve_all<P: Puzzle>(
+    puzzle: &P,
     oracles: &mut [NetOracle],
-    instances: &[Instance],
+    cases: &[Case<P::State>],
     cfg: &BeamConfig,
     bar: &ProgressBar,
-) -> Result<Vec<Row>> {
+) -> Result<Vec<Row<P::Key>>> {
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let work = |oracle: &mut NetOracle| -> Result<Vec<Row>> {
+    let work = |oracle: &mut NetOracle| -> Result<Vec<Row<P::Key>>> {
         let mut rows = Vec::new();
         loop {
             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(inst) = instances.get(i) else { return Ok(rows) };
+            let Some(case) = cases.get(i) else { return Ok(rows) };
             let t = Instant::now();
-            let out = beam_search(puzzle, oracle, &inst.cube, cfg)?;
+            let out = beam_search(puzzle, oracle, &case.state, cfg)?;
             let elapsed_s = t.elapsed().as_secs_f64();
-            let turns = match &out.solution {
+            let solution = match &out.solution {
                 Some(path) => {
-                    let turns: Vec<_> = path.iter().map(|&m| puzzle.turn(m)).collect();
-                    let mut check = inst.cube;
-                    check.apply_turns(&turns);
-                    if !check.is_solved() {
-                        bail!(
-                            "BUG: the solution found for {} does not solve it: {}",
-                            inst.id,
-                            notation::format(&turns)
-                        );
+                    let names: Vec<&str> = path.iter().map(|&m| puzzle.move_name(m)).collect();
+                    if !replay(puzzle, &case.state, path).is_some_and(|s| puzzle.is_goal(&s)) {
+                        bail!("BUG: the solution found for {} does not solve it: {}", case.id, names.join(" "));
                     }
-                    Some(turns)
+                    names.join(" ")
                 }
-                None => None,
+                None => String::new(),
             };
-            rows.push(Row { width: cfg.width, inst: i, out, turns, elapsed_s });
+            let length = out.solution.as_ref().map(Vec::len);
+            // Beam search generates every candidate and expands every beam
+            // state (one oracle evaluation each).
+            let record = Record {
+                width: cfg.width,
+                id: case.id.clone(),
+                status: if length.is_some() { Status::Solved } else { Status::Exhausted },
+                solution,
+                length,
+                optimal: case.optimal,
+                generated: out.generated,
+                expanded: out.expanded,
+                elapsed_s,
+                ebf: length.and_then(|d| effective_branching_factor(out.generated, d)),
+            };
+            rows.push(Row { inst: i, record, out });
             bar.inc(1);
         }
     };
-    let mut rows: Vec<Row> = if oracles.len() == 1 {
+    let mut rows: Vec<Row<P::Key>> = if oracles.len() == 1 {
         work(&mut oracles[0])?
     } else {
-        let results: Vec<Result<Vec<Row>>> = std::thread::scope(|scope| {
+        let results: Vec<Result<Vec<Row<P::Key>>>> = std::thread::scope(|scope| {
             // Each worker runs its matrix products on a one-thread pool of
             // its own: sharing the global pool, the workers' products queue
             // behind each other (measured: 1.24x with two workers against
@@ -269,204 +316,183 @@ fn solve_all(
     Ok(rows)
 }
 
-fn write_outputs(
-    dir: &std::path::Path,
-    instances: &[Instance],
-    rows: &[Row],
-    widths: &[usize],
-    wall_s: &[f64],
-    report: bool,
-) -> Result<()> {
-    let qtm = |r: &Row| r.turns.as_ref().map(|t| notation::qtm_len(t) as u64);
-    let mean_entropy = |r: &Row| {
-        let d = &r.out.depths;
-        d.iter().map(|s| s.entropy).sum::<f64>() / d.len().max(1) as f64
-    };
-    write_table(
-        &dir.join("instances.csv"),
-        vec![
-            ("width", Col::U64(rows.iter().map(|r| r.width as u64).collect())),
-            ("id", Col::Str(rows.iter().map(|r| instances[r.inst].id.clone()).collect())),
-            ("solved", Col::Bool(rows.iter().map(|r| r.turns.is_some()).collect())),
-            (
-                "solution",
-                Col::Str(
-                    rows.iter().map(|r| r.turns.as_ref().map_or(String::new(), |t| notation::format(t))).collect(),
-                ),
-            ),
-            ("length_qtm", Col::F64(rows.iter().map(|r| qtm(r).map_or(f64::NAN, |v| v as f64)).collect())),
-            (
-                "length_htm",
-                Col::F64(
-                    rows.iter().map(|r| r.turns.as_ref().map_or(f64::NAN, |t| notation::htm_len(t) as f64)).collect(),
-                ),
-            ),
-            (
-                "optimal_qtm",
-                Col::F64(rows.iter().map(|r| instances[r.inst].optimal_qtm.map_or(f64::NAN, f64::from)).collect()),
-            ),
-            ("nodes", Col::U64(rows.iter().map(|r| r.out.nodes).collect())),
-            ("children", Col::U64(rows.iter().map(|r| r.out.children).collect())),
-            ("elapsed_ms", Col::F64(rows.iter().map(|r| r.elapsed_s * 1e3).collect())),
-            ("mean_beam_entropy", Col::F64(rows.iter().map(mean_entropy).collect())),
-            ("start_kl_uniform", Col::F64(rows.iter().map(|r| r.out.start_kl_uniform).collect())),
-        ],
-    )?;
-    let depth_rows: Vec<(&Row, &crate::search::DepthStats)> =
-        rows.iter().flat_map(|r| r.out.depths.iter().map(move |d| (r, d))).collect();
-    write_table(
-        &dir.join("depths.csv"),
-        vec![
-            ("width", Col::U64(depth_rows.iter().map(|(r, _)| r.width as u64).collect())),
-            ("id", Col::Str(depth_rows.iter().map(|(r, _)| instances[r.inst].id.clone()).collect())),
-            ("depth", Col::U64(depth_rows.iter().map(|(_, d)| d.depth as u64).collect())),
-            ("beam_size", Col::U64(depth_rows.iter().map(|(_, d)| d.beam_size as u64).collect())),
-            ("entropy", Col::F64(depth_rows.iter().map(|(_, d)| d.entropy).collect())),
-            ("max_log_prob", Col::F64(depth_rows.iter().map(|(_, d)| d.max_log_prob).collect())),
-            ("mean_log_prob", Col::F64(depth_rows.iter().map(|(_, d)| d.mean_log_prob).collect())),
-            ("mean_policy_entropy", Col::F64(depth_rows.iter().map(|(_, d)| d.mean_policy_entropy).collect())),
-            ("kl_previous", Col::F64(depth_rows.iter().map(|(_, d)| d.kl_previous).collect())),
-        ],
-    )?;
-
-    // One summary row per width.
-    let mut s: Vec<[f64; 14]> = Vec::new();
-    for (i, &w) in widths.iter().enumerate() {
-        let rs: Vec<&Row> = rows.iter().filter(|r| r.width == w).collect();
-        let solved: Vec<&&Row> = rs.iter().filter(|r| r.turns.is_some()).collect();
-        let lens: Vec<f64> = solved.iter().filter_map(|r| qtm(r)).map(|v| v as f64).collect();
-        let with_opt: Vec<(f64, f64)> =
-            solved.iter().filter_map(|r| Some((qtm(r)? as f64, f64::from(instances[r.inst].optimal_qtm?)))).collect();
-        let times: Vec<f64> = rs.iter().map(|r| r.elapsed_s).collect();
-        let evaluated: u64 = rs.iter().map(|r| r.out.evaluated).sum();
-        let ent: Vec<f64> = solved.iter().map(|r| mean_entropy(r)).collect();
-        let n = rs.len().max(1) as f64;
-        let nan_if_empty = |v: f64, k: usize| if k == 0 { f64::NAN } else { v };
-        s.push([
-            w as f64,
-            (w as f64).log2(),
-            rs.len() as f64,
-            100.0 * solved.len() as f64 / n,
-            nan_if_empty(lens.iter().sum::<f64>() / lens.len().max(1) as f64, lens.len()),
-            quantile(&lens, 0.5).unwrap_or(f64::NAN),
-            nan_if_empty(
-                100.0 * with_opt.iter().filter(|(l, o)| l == o).count() as f64 / with_opt.len().max(1) as f64,
-                with_opt.len(),
-            ),
-            nan_if_empty(
-                with_opt.iter().map(|(l, o)| l - o).sum::<f64>() / with_opt.len().max(1) as f64,
-                with_opt.len(),
-            ),
-            rs.iter().map(|r| r.out.nodes as f64).sum::<f64>() / n,
-            times.iter().sum::<f64>() / n,
-            quantile(&times, 0.95).unwrap_or(f64::NAN),
-            evaluated as f64 / times.iter().sum::<f64>().max(1e-9),
-            pearson(&lens, &ent).unwrap_or(f64::NAN),
-            wall_s[i] / n,
-        ]);
-    }
-    let names = [
-        "width",
-        "log2_width",
-        "instances",
-        "solved_pct",
-        "mean_length_qtm",
-        "median_length_qtm",
-        "optimal_pct",
-        "mean_excess_qtm",
-        "mean_nodes",
-        "mean_time_s",
-        "p95_time_s",
-        "states_per_s",
-        "entropy_length_pearson",
-        "wall_s_per_cube",
-    ];
-    let cols = |s: &[[f64; 14]]| -> Vec<(&str, Col)> {
-        names.iter().enumerate().map(|(j, &name)| (name, Col::F64(s.iter().map(|r| r[j]).collect()))).collect()
-    };
-    write_table(&dir.join("summary.csv"), cols(&s))?;
-    let mut scaling = cols(&s);
-    let pub_row = |k: f64| EFFICIENTCUBE.iter().find(|e| f64::from(e.0) == k);
-    scaling.push((
-        "efficientcube_mean_length",
-        Col::F64(s.iter().map(|r| pub_row(r[1]).map_or(f64::NAN, |e| e.1)).collect()),
-    ));
-    scaling.push((
-        "efficientcube_optimal_pct",
-        Col::F64(s.iter().map(|r| pub_row(r[1]).map_or(f64::NAN, |e| e.2)).collect()),
-    ));
-    write_table(&dir.join("scaling.csv"), scaling)?;
-
-    if report && instances.len() == 1 {
-        for r in rows {
-            match &r.turns {
-                Some(t) => println!(
-                    "width {}: {} ({} QTM, {} HTM; verified)",
-                    r.width,
-                    notation::format(t),
-                    notation::qtm_len(t),
-                    notation::htm_len(t)
-                ),
-                None => println!("width {}: not solved within depth {}", r.width, r.out.depths.len()),
-            }
-        }
-    }
-    for r in s.iter().filter(|_| report) {
-        let optimal = if r[6].is_nan() { "optimal n/a".to_string() } else { format!("optimal {:.1}%", r[6]) };
-        println!(
-            "width {:>7}: solved {:.1}%, mean length {:.2} QTM, {optimal}, {:.0} nodes, {:.3} s/cube (p95 {:.3}; wall {:.3}), {:.0} states/s",
-            r[0], r[3], r[4], r[8], r[9], r[10], r[13], r[11]
-        );
-    }
-    plots(dir, rows, &s)
+/// Where and how a sweep's tables are written.
+struct Tables<'a, S> {
+    dir: &'a Path,
+    by: &'a Producer,
+    cases: &'a [Case<S>],
+    other: Option<&'a OtherMetric<'a>>,
 }
 
-fn plots(dir: &std::path::Path, rows: &[Row], s: &[[f64; 14]]) -> Result<()> {
-    let p = dir.join("plots");
-    let ec_len: Vec<(f64, f64)> = EFFICIENTCUBE.iter().map(|e| (f64::from(e.0), e.1)).collect();
-    let ec_opt: Vec<(f64, f64)> = EFFICIENTCUBE.iter().map(|e| (f64::from(e.0), e.2)).collect();
-    Chart::new("Solution length against beam width", "log2 beam width", "mean solution length (QTM)")
-        .with(Series::new("this oracle", Style::Line, s.iter().map(|r| (r[1], r[4])).collect()))
-        .with(Series::new("EfficientCube (published)", Style::Reference, ec_len))
-        .save(&p.join("length_vs_width"))?;
-    Chart::new("Optimal solutions against beam width", "log2 beam width", "% optimal")
-        .with(Series::new("this oracle", Style::Line, s.iter().map(|r| (r[1], r[6])).collect()))
-        .with(Series::new("EfficientCube (published)", Style::Reference, ec_opt))
-        .save(&p.join("optimal_vs_width"))?;
-    Chart { log_y: true, ..Chart::new("Time per cube against beam width", "log2 beam width", "seconds per cube") }
-        .with(Series::new("mean", Style::Line, s.iter().map(|r| (r[1], r[9])).collect()))
-        .with(Series::new("p95", Style::Line, s.iter().map(|r| (r[1], r[10])).collect()))
-        .save(&p.join("time_vs_width"))?;
-    if let Some(last) = s.last() {
-        let w = last[0] as usize;
-        let pts: Vec<(f64, f64)> = rows
-            .iter()
-            .filter(|r| r.width == w)
-            .filter_map(|r| {
-                let len = notation::qtm_len(r.turns.as_ref()?) as f64;
-                let d = &r.out.depths;
-                Some((len, d.iter().map(|x| x.entropy).sum::<f64>() / d.len().max(1) as f64))
-            })
-            .collect();
-        Chart {
-            note: Some(format!("Pearson r = {:.3} over {} solved cubes (width {w})", last[12], pts.len())),
-            ..Chart::new(
-                "Mean beam entropy against solution length",
-                "solution length (QTM)",
-                "mean beam entropy (nats)",
-            )
+impl<S> Tables<'_, S> {
+    /// Writes `instances.csv`, `depths.csv`, `summary.csv`, for the cube in
+    /// QTM `scaling.csv`, and the plots; with `report`, prints the results.
+    fn write<K>(&self, rows: &[Row<K>], widths: &[usize], wall_s: &[f64], report: bool) -> Result<()> {
+        let records: Vec<Record> = rows.iter().map(|r| r.record.clone()).collect();
+        let mut extra = vec![
+            ("beam_nodes", Col::U64(rows.iter().map(|r| r.out.beam_nodes).collect())),
+            ("mean_beam_entropy", Col::F64(rows.iter().map(Row::mean_entropy).collect())),
+            ("start_kl_uniform", Col::F64(rows.iter().map(|r| r.out.start_kl_uniform).collect())),
+        ];
+        if let Some(o) = self.other {
+            let len = |r: &Row<K>| r.out.solution.as_deref().map(|p| (o.len)(p) as u64);
+            extra.insert(0, (o.column, Col::OptU64(rows.iter().map(len).collect())));
         }
-        .with(Series::new("", Style::Points, pts))
-        .save(&p.join("entropy_vs_length"))?;
-        let mut chart = Chart::new(format!("Beam entropy by depth (width {w})"), "depth", "beam entropy (nats)");
-        for r in rows.iter().filter(|r| r.width == w).take(12) {
-            chart.series.push(Series::new(
-                "",
-                Style::Line,
-                r.out.depths.iter().map(|d| (d.depth as f64, d.entropy)).collect(),
-            ));
+        record::write_instances(&self.dir.join("instances.csv"), self.by, &records, extra)?;
+        self.write_depths(rows)?;
+
+        // One summary per width.
+        let mut summaries: Vec<Summary> = Vec::new();
+        let mut pearsons = Vec::new();
+        let mut beam_nodes = Vec::new();
+        for &w in widths {
+            let rs: Vec<&Row<K>> = rows.iter().filter(|r| r.record.width == w).collect();
+            summaries.push(record::summarize(w, &rs.iter().map(|r| &r.record).collect::<Vec<_>>()));
+            let solved: Vec<&&Row<K>> = rs.iter().filter(|r| r.record.length.is_some()).collect();
+            let lens: Vec<f64> = solved.iter().filter_map(|r| r.record.length).map(|l| l as f64).collect();
+            let ent: Vec<f64> = solved.iter().map(|r| r.mean_entropy()).collect();
+            pearsons.push(pearson(&lens, &ent).unwrap_or(f64::NAN));
+            beam_nodes.push(rs.iter().map(|r| r.out.beam_nodes as f64).sum::<f64>() / rs.len().max(1) as f64);
         }
-        chart.save(&p.join("entropy_vs_depth"))?;
+        let n = self.cases.len().max(1) as f64;
+        let extra = |summaries: &[Summary]| -> Vec<(&str, Col)> {
+            vec![
+                ("log2_width", Col::F64(summaries.iter().map(|s| (s.width as f64).log2()).collect())),
+                ("mean_beam_nodes", Col::F64(beam_nodes.clone())),
+                ("entropy_length_pearson", Col::F64(pearsons.clone())),
+                ("wall_s_per_instance", Col::F64(wall_s.iter().map(|w| w / n).collect())),
+            ]
+        };
+        record::write_summary(&self.dir.join("summary.csv"), self.by, &summaries, extra(&summaries))?;
+        let efficientcube = self.by.puzzle == Cube3Puzzle::new(Metric::Qtm).name();
+        if efficientcube {
+            let mut scaling = record::summary_columns(self.by, &summaries);
+            scaling.extend(extra(&summaries));
+            let published = |s: &Summary| EFFICIENTCUBE.iter().find(|e| 1usize << e.0 == s.width);
+            let col = |f: fn(&(u32, f64, f64, f64, f64)) -> f64| {
+                Col::F64(summaries.iter().map(|s| published(s).map_or(f64::NAN, f)).collect())
+            };
+            scaling.push(("efficientcube_mean_length", col(|e| e.1)));
+            scaling.push(("efficientcube_optimal_pct", col(|e| e.2)));
+            write_table(&self.dir.join("scaling.csv"), scaling)?;
+        }
+        if report {
+            self.report(rows, &summaries, wall_s);
+        }
+        self.plots(rows, &summaries, &pearsons, efficientcube)
     }
-    Ok(())
+
+    fn write_depths<K>(&self, rows: &[Row<K>]) -> Result<()> {
+        let d: Vec<(&Row<K>, &crate::search::DepthStats)> =
+            rows.iter().flat_map(|r| r.out.depths.iter().map(move |d| (r, d))).collect();
+        write_table(
+            &self.dir.join("depths.csv"),
+            vec![
+                ("width", Col::U64(d.iter().map(|(r, _)| r.record.width as u64).collect())),
+                ("id", Col::Str(d.iter().map(|(r, _)| r.record.id.clone()).collect())),
+                ("depth", Col::U64(d.iter().map(|(_, d)| d.depth as u64).collect())),
+                ("beam_size", Col::U64(d.iter().map(|(_, d)| d.beam_size as u64).collect())),
+                ("generated", Col::U64(d.iter().map(|(_, d)| d.generated as u64).collect())),
+                ("entropy", Col::F64(d.iter().map(|(_, d)| d.entropy).collect())),
+                ("max_log_prob", Col::F64(d.iter().map(|(_, d)| d.max_log_prob).collect())),
+                ("mean_log_prob", Col::F64(d.iter().map(|(_, d)| d.mean_log_prob).collect())),
+                ("mean_policy_entropy", Col::F64(d.iter().map(|(_, d)| d.mean_policy_entropy).collect())),
+                ("kl_previous", Col::F64(d.iter().map(|(_, d)| d.kl_previous).collect())),
+            ],
+        )
+    }
+
+    fn units(&self) -> &'static str {
+        self.other.map_or("moves", |o| o.units.0)
+    }
+
+    fn report<K>(&self, rows: &[Row<K>], summaries: &[Summary], wall_s: &[f64]) {
+        if self.cases.len() == 1 {
+            for r in rows {
+                let Some(path) = r.out.solution.as_deref() else {
+                    println!("width {}: not solved within depth {}", r.record.width, r.out.depths.len());
+                    continue;
+                };
+                let lengths = match self.other {
+                    Some(o) => format!("{} {}, {} {}", path.len(), o.units.0, (o.len)(path), o.units.1),
+                    None => format!("{} moves", path.len()),
+                };
+                println!("width {}: {} ({lengths}; verified)", r.record.width, r.record.solution);
+            }
+        }
+        let n = self.cases.len().max(1) as f64;
+        for (s, wall) in summaries.iter().zip(wall_s) {
+            println!(
+                "width {:>7}: solved {:.1}%, mean length {:.2} {}, {}, {:.0} expanded, {:.3} s/instance (p95 {:.3}; wall {:.3}), {:.0} expanded/s",
+                s.width,
+                s.solved_pct,
+                s.mean_length,
+                self.units(),
+                record::pct_or_na("optimal", s.optimal_pct),
+                s.mean_expanded,
+                s.mean_elapsed_s,
+                s.p95_elapsed_s,
+                wall / n,
+                s.expanded_per_s
+            );
+        }
+    }
+
+    fn plots<K>(&self, rows: &[Row<K>], s: &[Summary], pearsons: &[f64], efficientcube: bool) -> Result<()> {
+        let p = self.dir.join("plots");
+        let log2 = |s: &Summary| (s.width as f64).log2();
+        let units = self.units();
+        let mut length = Chart::new(
+            "Solution length against beam width",
+            "log2 beam width",
+            format!("mean solution length ({units})"),
+        )
+        .with(Series::new("this oracle", Style::Line, s.iter().map(|r| (log2(r), r.mean_length)).collect()));
+        let mut optimal = Chart::new("Optimal solutions against beam width", "log2 beam width", "% optimal")
+            .with(Series::new("this oracle", Style::Line, s.iter().map(|r| (log2(r), r.optimal_pct)).collect()));
+        if efficientcube {
+            let published = |f: fn(&(u32, f64, f64, f64, f64)) -> f64| {
+                EFFICIENTCUBE.iter().map(|e| (f64::from(e.0), f(e))).collect::<Vec<_>>()
+            };
+            length = length.with(Series::new("EfficientCube (published)", Style::Reference, published(|e| e.1)));
+            optimal = optimal.with(Series::new("EfficientCube (published)", Style::Reference, published(|e| e.2)));
+        }
+        length.save(&p.join("length_vs_width"))?;
+        optimal.save(&p.join("optimal_vs_width"))?;
+        Chart {
+            log_y: true,
+            ..Chart::new("Time per instance against beam width", "log2 beam width", "seconds per instance")
+        }
+        .with(Series::new("mean", Style::Line, s.iter().map(|r| (log2(r), r.mean_elapsed_s)).collect()))
+        .with(Series::new("p95", Style::Line, s.iter().map(|r| (log2(r), r.p95_elapsed_s)).collect()))
+        .save(&p.join("time_vs_width"))?;
+        if let (Some(last), Some(r_last)) = (s.last(), pearsons.last()) {
+            let w = last.width;
+            let pts: Vec<(f64, f64)> = rows
+                .iter()
+                .filter(|r| r.record.width == w)
+                .filter_map(|r| Some((r.record.length? as f64, r.mean_entropy())))
+                .collect();
+            Chart {
+                note: Some(format!("Pearson r = {r_last:.3} over {} solved instances (width {w})", pts.len())),
+                ..Chart::new(
+                    "Mean beam entropy against solution length",
+                    format!("solution length ({units})"),
+                    "mean beam entropy (nats)",
+                )
+            }
+            .with(Series::new("", Style::Points, pts))
+            .save(&p.join("entropy_vs_length"))?;
+            let mut chart = Chart::new(format!("Beam entropy by depth (width {w})"), "depth", "beam entropy (nats)");
+            for r in rows.iter().filter(|r| r.record.width == w).take(12) {
+                chart.series.push(Series::new(
+                    "",
+                    Style::Line,
+                    r.out.depths.iter().map(|d| (d.depth as f64, d.entropy)).collect(),
+                ));
+            }
+            chart.save(&p.join("entropy_vs_depth"))?;
+        }
+        Ok(())
+    }
 }

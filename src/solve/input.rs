@@ -1,0 +1,131 @@
+//! What `solve` is asked to solve: one [`Input`] (a test set, one cube or
+//! board, or random instances) turned into [`Case`]s of the puzzle at hand,
+//! with a label for the output folder. Learned and classical methods load
+//! their instances here, so both read the same sets the same way.
+
+use super::boards::{self, BoardInstance};
+use super::testsets;
+use crate::checksum::fnv1a;
+use crate::cube3::{Cube3, Cube3Puzzle, Metric};
+use crate::puzzle::Puzzle;
+use crate::sliding::{Board, Goal, Sliding};
+use anyhow::{Result, bail};
+use std::fmt::Debug;
+
+/// Where the instances come from.
+#[derive(Clone, Debug)]
+pub enum Input {
+    /// A built-in set or a TSV file.
+    TestSet(String),
+    /// One sliding board, e.g. `2 3 0 / 1 8 6 / 5 7 4`.
+    Board(String),
+    /// One cube as a 54-character facelet string.
+    Facelets(String),
+    /// One cube as a move sequence from solved.
+    Scramble(String),
+    /// `n` random instances of stream `seed` (cubes: 100-move random
+    /// walks; boards: uniform among the solvable ones).
+    Random {
+        /// How many.
+        n: usize,
+        /// Seed.
+        seed: u64,
+    },
+}
+
+impl Input {
+    /// Whether the input is one instance given on the command line.
+    #[must_use]
+    pub fn is_single(&self) -> bool {
+        matches!(self, Self::Board(_) | Self::Facelets(_) | Self::Scramble(_))
+    }
+}
+
+/// One instance to search.
+#[derive(Clone, Debug)]
+pub struct Case<S> {
+    /// Identifier.
+    pub id: String,
+    /// Start state.
+    pub state: S,
+    /// Known optimal length in the puzzle's metric.
+    pub optimal: Option<u32>,
+}
+
+/// Instances and the label they give the output folder: the set's file
+/// stem, `random-N-seedS`, or for one instance its kind and a 12-digit tag
+/// of its state (so that different cubes get different folders).
+pub type Loaded<S> = (Vec<Case<S>>, String);
+
+fn tag<P: Puzzle>(puzzle: &P, s: &P::State) -> String {
+    format!("{:012x}", fnv1a(format!("{:?}", puzzle.key(s)).as_bytes()) & 0xffff_ffff_ffff)
+}
+
+fn stem(name: &str) -> String {
+    std::path::Path::new(name).file_stem().map_or(name.to_string(), |s| s.to_string_lossy().to_string())
+}
+
+/// Cube instances. Optimal lengths of test sets are in QTM, so they are
+/// kept only for the QTM puzzle.
+pub fn cubes(input: &Input, puzzle: &Cube3Puzzle) -> Result<Loaded<Cube3>> {
+    let qtm = puzzle.metric == Metric::Qtm;
+    let case = |i: testsets::Instance| Case { id: i.id, state: i.cube, optimal: i.optimal_qtm.filter(|_| qtm) };
+    let single = |i: testsets::Instance, kind: &str| {
+        let label = format!("{kind}-{}", tag(puzzle, &i.cube));
+        (vec![case(i)], label)
+    };
+    Ok(match input {
+        Input::Facelets(f) => single(testsets::from_facelets(f)?, "facelets"),
+        Input::Scramble(s) => single(testsets::from_scramble(s)?, "scramble"),
+        Input::TestSet(t) => (testsets::load(t)?.into_iter().map(case).collect(), stem(t)),
+        Input::Random { n, seed } => (
+            testsets::random(puzzle, *n, 100, *seed)?.into_iter().map(case).collect(),
+            format!("random-{n}-seed{seed}"),
+        ),
+        Input::Board(_) => bail!("--board describes a sliding puzzle, not a cube"),
+    })
+}
+
+/// Sliding-puzzle instances of width `n`. A built-in set fixes its own goal
+/// (its optimal lengths refer to it): `goal`, when given, must be that
+/// goal. Otherwise the goal is `goal` or blank-last. Every board is checked
+/// for solvability before any search starts.
+pub fn boards(input: &Input, n: usize, goal: Option<&Goal>) -> Result<(Sliding, Loaded<Board>)> {
+    let (goal, instances, label): (Goal, Vec<BoardInstance>, String) = match input {
+        Input::TestSet(name) => {
+            let set = boards::load(name, n, goal.unwrap_or(&Goal::BlankLast))?;
+            if let Some(g) = goal
+                && *g != set.goal
+            {
+                bail!(
+                    "test set `{name}` is defined for the {} goal (its optimal lengths refer to it), but the goal here is {g}",
+                    set.goal
+                );
+            }
+            (set.goal, set.instances, stem(name))
+        }
+        Input::Board(text) => {
+            let goal = goal.cloned().unwrap_or_default();
+            let p = Sliding::new(n, goal.clone())?;
+            let b = p.parse_board(text)?;
+            let label = format!("board-{}", tag(&p, &b));
+            (goal, vec![BoardInstance { id: "board".into(), tiles: b.tiles().to_vec(), optimal: None }], label)
+        }
+        Input::Random { n: count, seed } => {
+            let goal = goal.cloned().unwrap_or_default();
+            let p = Sliding::new(n, goal.clone())?;
+            (goal, boards::random(&p, *count, *seed), format!("random-{count}-seed{seed}"))
+        }
+        Input::Facelets(_) | Input::Scramble(_) => {
+            bail!("--facelets and --scramble describe cubes; give a --board or a --testset of puzzle{}", n * n - 1)
+        }
+    };
+    let puzzle = Sliding::new(n, goal)?;
+    let mut cases = Vec::with_capacity(instances.len());
+    for inst in instances {
+        let board = puzzle.board(&inst.tiles)?;
+        puzzle.check_solvable(&board).map_err(|e| anyhow::anyhow!("instance {}: {e}", inst.id))?;
+        cases.push(Case { id: inst.id, state: board, optimal: inst.optimal });
+    }
+    Ok((puzzle, (cases, label)))
+}
