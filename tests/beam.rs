@@ -21,7 +21,12 @@ impl<P: Puzzle> Oracle for DistanceOracle<'_, P> {
     fn num_moves(&self) -> usize {
         self.puzzle.num_moves()
     }
-    fn log_probs(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> anyhow::Result<()> {
+    fn log_probs(
+        &mut self,
+        inputs: &[f32],
+        rows: usize,
+        out: &mut [f32],
+    ) -> Result<(), cube_oracle::search::OracleError> {
         let w = self.puzzle.encoded_len();
         let k = self.puzzle.num_moves();
         for r in 0..rows {
@@ -54,7 +59,7 @@ impl Oracle for Uniform {
     fn num_moves(&self) -> usize {
         self.0
     }
-    fn log_probs(&mut self, _: &[f32], rows: usize, out: &mut [f32]) -> anyhow::Result<()> {
+    fn log_probs(&mut self, _: &[f32], rows: usize, out: &mut [f32]) -> Result<(), cube_oracle::search::OracleError> {
         out[..rows * self.0].fill(-(self.0 as f32).ln());
         Ok(())
     }

@@ -233,7 +233,7 @@ fn run_oracle(
         jobs: args.jobs.get(),
         device: args.device.as_deref().map(|d| if d == "gpu" { DeviceKind::Gpu } else { DeviceKind::Cpu }),
     };
-    solve::run(&opts)
+    Ok(solve::run(&opts)?)
 }
 
 fn run_classical(
@@ -287,5 +287,5 @@ fn run_classical(
         overwrite: args.overwrite,
         progress: !single && std::io::stderr().is_terminal(),
     };
-    classical::run(&opts)
+    Ok(classical::run(&opts)?)
 }

@@ -10,12 +10,12 @@
 //! parity).
 
 use super::Heuristic;
+use super::HeuristicError;
 use super::store::{CacheOutcome, NibbleTable, Packed, build_progress, load_or_build};
 use crate::checksum::Fnv1a;
 use crate::cube3::Metric;
 use crate::cube3::coord::{Coords, MoveTables, N_CO, N_CORNERS, N_EDGES6, NT};
 use crate::cube3::korf_cube::KorfCube;
-use anyhow::Result;
 use rayon::prelude::*;
 use std::path::Path;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
@@ -314,7 +314,7 @@ impl KorfPdbs {
     ///
     /// # Errors
     /// When a freshly built table cannot be written to the cache.
-    pub fn load_or_build(metric: Metric, dir: Option<&Path>) -> Result<Self> {
+    pub fn load_or_build(metric: Metric, dir: Option<&Path>) -> Result<Self, HeuristicError> {
         let mut tables = Vec::new();
         let mut info = Vec::new();
         for pattern in Pattern::ALL {

@@ -7,10 +7,12 @@
 //! Heuristics sit between the puzzle models, which know nothing of them, and
 //! the searches, which take any heuristic through the trait. No burn.
 
+pub mod error;
 pub mod heuristic;
 pub mod korf;
 pub mod sliding;
 pub mod sliding_pdb;
 pub mod store;
 
+pub use error::HeuristicError;
 pub use heuristic::{Heuristic, MaxOf, Zero};

@@ -13,8 +13,8 @@
 //! are written to a temporary sibling, synced and renamed into place, so a
 //! reader never sees half a table.
 
+use super::HeuristicError;
 use crate::checksum::Fnv1a;
-use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -199,7 +199,7 @@ pub fn load_or_build<T: Packed>(
     fingerprint: u64,
     len: usize,
     build: impl FnOnce() -> T,
-) -> Result<(T, CacheOutcome)> {
+) -> Result<(T, CacheOutcome), HeuristicError> {
     let reason = match dir {
         None => "caching is off".to_string(),
         Some(d) => {
@@ -264,9 +264,13 @@ fn read<T: Packed>(path: &Path, name: &str, fingerprint: u64, len: usize) -> Res
     T::from_bytes(len, bytes).ok_or_else(|| "payload size does not match the entry count".into())
 }
 
-fn write<T: Packed>(path: &Path, name: &str, fingerprint: u64, table: &T) -> Result<()> {
+fn write<T: Packed>(path: &Path, name: &str, fingerprint: u64, table: &T) -> Result<(), HeuristicError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("creating the cache directory {}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|source| HeuristicError::Cache {
+        action: "creating the cache directory",
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     let head = header(name, T::BITS, table.len(), fingerprint);
     let mut h = Fnv1a::default();
@@ -281,9 +285,13 @@ fn write<T: Packed>(path: &Path, name: &str, fingerprint: u64, table: &T) -> Res
     })();
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("writing the pattern database cache {}", tmp.display()));
+        return Err(HeuristicError::Cache { action: "writing the pattern database cache", path: tmp, source: e });
     }
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
+    std::fs::rename(&tmp, path).map_err(|source| HeuristicError::Cache {
+        action: "renaming the finished cache file onto",
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 #[cfg(test)]

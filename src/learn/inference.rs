@@ -10,8 +10,8 @@ use crate::learn::checkpoint;
 use crate::learn::config::{DeviceKind, TrainConfig};
 use crate::learn::model::PolicyNet;
 use crate::learn::model::load_for_inference;
-use crate::search::Oracle;
-use anyhow::{Result, anyhow};
+use crate::search::{Oracle, OracleError};
+use anyhow::Result;
 use burn::module::Module;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
@@ -64,13 +64,13 @@ impl Oracle for NetOracle {
         self.moves
     }
 
-    fn log_probs(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<()> {
+    fn log_probs(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
         let x = Tensor::<2>::from_data(
             TensorData::new(inputs[..rows * self.inputs].to_vec(), [rows, self.inputs]),
             &self.device,
         );
         let lp = log_softmax(self.net.forward(x), 1).into_data().convert::<f32>();
-        let v = lp.as_slice::<f32>().map_err(|e| anyhow!("reading predictions: {e}"))?;
+        let v = lp.as_slice::<f32>().map_err(|e| OracleError(format!("reading the network's predictions: {e:?}")))?;
         out[..rows * self.moves].copy_from_slice(v);
         Ok(())
     }

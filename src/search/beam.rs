@@ -27,10 +27,10 @@
 //!
 //! Per instance, `start_kl_uniform` is `KL(p(· | start) ‖ uniform)`.
 
+use super::SearchError;
 use super::oracle::Oracle;
 use crate::information::{entropy, log_sum_exp};
 use crate::puzzle::{MoveId, Puzzle, Recent};
-use anyhow::{Result, bail};
 use std::collections::HashSet;
 
 /// Oracle calls take at most this many rows, bounding the input buffer.
@@ -109,13 +109,13 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
     oracle: &mut O,
     start: &P::State,
     cfg: &BeamConfig,
-) -> Result<BeamOutcome<P::Key>> {
+) -> Result<BeamOutcome<P::Key>, SearchError> {
     if cfg.width == 0 || cfg.width > MAX_WIDTH {
-        bail!("beam width {} is out of range 1..={MAX_WIDTH}", cfg.width);
+        return Err(SearchError::WidthOutOfRange { width: cfg.width, max: MAX_WIDTH });
     }
     let moves = puzzle.num_moves();
     if oracle.num_moves() != moves {
-        bail!("the oracle predicts {} moves but {} has {moves}", oracle.num_moves(), puzzle.name());
+        return Err(SearchError::MoveCount { oracle: oracle.num_moves(), puzzle: puzzle.name(), moves });
     }
     let mut out = BeamOutcome {
         solution: None,

@@ -8,10 +8,10 @@
 use crate::cube3::coord::{Coords, NT};
 use crate::cube3::korf_cube::KorfCube;
 use crate::cube3::{Cube3, Metric};
+use crate::heuristics::HeuristicError;
 use crate::heuristics::korf::KorfPdbs;
 use crate::puzzle::{MoveId, Puzzle};
 use crate::search::outcome::{Limits, SearchOutcome, Status};
-use anyhow::Result;
 use rayon::prelude::*;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -54,7 +54,7 @@ impl KorfSolver {
     ///
     /// # Errors
     /// When a freshly built table cannot be written to the cache.
-    pub fn load_or_build(metric: Metric, dir: Option<&Path>) -> Result<Self> {
+    pub fn load_or_build(metric: Metric, dir: Option<&Path>) -> Result<Self, HeuristicError> {
         Ok(Self { puzzle: KorfCube::new(metric), pdbs: KorfPdbs::load_or_build(metric, dir)? })
     }
 

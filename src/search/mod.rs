@@ -9,6 +9,7 @@
 pub mod beam;
 pub mod best_first;
 pub mod breadth_first;
+pub mod error;
 pub mod expand;
 pub mod heuristic_beam;
 pub mod idastar;
@@ -21,6 +22,7 @@ pub mod table;
 pub use beam::{BeamConfig, BeamOutcome, DepthStats, beam_search};
 pub use best_first::{Priority, best_first};
 pub use breadth_first::breadth_first;
+pub use error::{OracleError, SearchError};
 pub use heuristic_beam::heuristic_beam;
 pub use idastar::ida_star;
 pub use oracle::Oracle;

@@ -13,5 +13,9 @@ pub trait Oracle {
 
     /// Writes `ln p(m | state)` for each of the `rows` encoded states in
     /// `inputs` into `out` (`rows × num_moves`, row-major).
-    fn log_probs(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> anyhow::Result<()>;
+    ///
+    /// # Errors
+    /// When the implementation cannot evaluate the batch (say, a device
+    /// error); the search stops with [`super::SearchError::Oracle`].
+    fn log_probs(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), super::OracleError>;
 }

@@ -6,8 +6,8 @@
 //! blank-first goal, DeepCubeA's the blank-last one. Every board is checked
 //! for solvability against the goal before any search starts.
 
+use super::error::{SolveError, invalid};
 use crate::sliding::{Goal, Sliding};
-use anyhow::{Context, Result, bail};
 use rand::SeedableRng;
 
 /// One board to solve.
@@ -65,29 +65,39 @@ pub const BUILT_IN: [(&str, &str, &str); 6] = [
 
 /// Parses a TSV set: a header row, then `id, tiles[, optimal, …]` with the
 /// tiles separated by spaces. Every board must have `n²` tiles.
-pub fn parse_tsv(text: &str, source: &str, n: usize) -> Result<Vec<BoardInstance>> {
+pub fn parse_tsv(text: &str, source: &str, n: usize) -> Result<Vec<BoardInstance>, SolveError> {
     let mut out = Vec::new();
     for row in super::tsv::rows(text, source, "id<TAB>tiles[<TAB>optimal]")? {
         let line = row.line;
         let tiles: Vec<u8> = row
             .state
             .split_whitespace()
-            .map(|t| t.parse::<u8>().with_context(|| format!("{source} line {line}: tile `{t}` is not a number")))
-            .collect::<Result<_>>()?;
+            .map(|t| {
+                t.parse::<u8>().map_err(|_| SolveError::Line {
+                    set: source.into(),
+                    line,
+                    rule: format!("tile `{t}` is not a number"),
+                })
+            })
+            .collect::<Result<_, _>>()?;
         if tiles.len() != n * n {
-            bail!("{source} line {line}: {} tiles, but a {n}×{n} board has {}", tiles.len(), n * n);
+            return Err(SolveError::Line {
+                set: source.into(),
+                line,
+                rule: format!("{} tiles, but a {n}×{n} board has {}", tiles.len(), n * n),
+            });
         }
         out.push(BoardInstance { id: row.id.to_string(), tiles, optimal: row.optimal });
     }
     if out.is_empty() {
-        bail!("{source} holds no boards");
+        return Err(invalid!(source, "holds no boards"));
     }
     Ok(out)
 }
 
 /// A built-in set by name, or a TSV file (boards of width `n`, goal `goal`).
-pub fn load(name_or_path: &str, n: usize, goal: &Goal) -> Result<BoardSet> {
-    let built_in = |text: &str, name: &str, n: usize, goal: Goal, take: usize| -> Result<BoardSet> {
+pub fn load(name_or_path: &str, n: usize, goal: &Goal) -> Result<BoardSet, SolveError> {
+    let built_in = |text: &str, name: &str, n: usize, goal: Goal, take: usize| -> Result<BoardSet, SolveError> {
         let mut instances = parse_tsv(text, &format!("built-in {name}"), n)?;
         instances.truncate(take);
         Ok(BoardSet { n, goal, instances })
@@ -106,7 +116,12 @@ pub fn load(name_or_path: &str, n: usize, goal: &Goal) -> Result<BoardSet> {
         }
     };
     if set.n != n {
-        bail!("test set `{name_or_path}` holds {}×{} boards, but --puzzle asks for {n}×{n}", set.n, set.n);
+        return Err(invalid!(
+            format!("test set `{name_or_path}`"),
+            "holds {}×{} boards, but the puzzle is {n}×{n}",
+            set.n,
+            set.n
+        ));
     }
     Ok(set)
 }

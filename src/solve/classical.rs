@@ -13,6 +13,7 @@
 //! per instance, with `peak_nodes` after the core columns) and
 //! `summary.csv` (one row, with `mean_peak_nodes`).
 
+use super::error::{SolveError, invalid};
 use super::heuristics::sliding_heuristic;
 use super::input::{self, Case, Input};
 use super::record::{self, Producer, Record};
@@ -28,7 +29,6 @@ use crate::search::{
     Limits, Priority, SearchOutcome, Status, best_first, breadth_first, heuristic_beam, ida_star, rbfs,
 };
 use crate::sliding::Goal;
-use anyhow::{Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -95,8 +95,8 @@ impl Method {
 }
 
 impl FromStr for Method {
-    type Err = anyhow::Error;
-    fn from_str(s: &str) -> Result<Self> {
+    type Err = SolveError;
+    fn from_str(s: &str) -> Result<Self, SolveError> {
         let key = s.trim().to_ascii_lowercase().replace(['-', '_', '*'], "");
         let key = match key.as_str() {
             "a" => "astar",
@@ -107,7 +107,7 @@ impl FromStr for Method {
         .to_string();
         Self::ALL.iter().find(|m| m.0 == key).map(|m| m.1).ok_or_else(|| {
             let names: Vec<&str> = Self::ALL.iter().map(|m| m.0).collect();
-            anyhow::anyhow!("--method {s}: unknown method; expected one of {}", names.join(", "))
+            invalid!(format!("method {s}"), "unknown method; expected one of {}", names.join(", "))
         })
     }
 }
@@ -212,26 +212,18 @@ pub fn run_cases<P: Puzzle, H: Heuristic<P> + Sync>(
     width: usize,
     jobs: usize,
     bar: &ProgressBar,
-) -> Result<Vec<Row>> {
-    let one = |case: &Case<P::State>| -> Result<Row> {
+) -> Result<Vec<Row>, SolveError> {
+    let one = |case: &Case<P::State>| -> Result<Row, SolveError> {
         let outcome = search(puzzle, h, method, &case.state, limits, max_depth, width);
         let mut names = Vec::new();
         if outcome.status == Status::Solved {
-            let mut s = case.state.clone();
-            for &m in &outcome.path {
-                if !puzzle.is_applicable(&s, m) {
-                    bail!("BUG: {} solution for {} makes an inapplicable move", method.name(), case.id);
-                }
-                puzzle.apply(&mut s, m);
-                names.push(puzzle.move_name(m).to_string());
-            }
-            if !puzzle.is_goal(&s) {
-                bail!(
-                    "BUG: the {} solution for {} does not reach the goal: {}",
-                    method.name(),
-                    case.id,
-                    names.join(" ")
-                );
+            names = outcome.path.iter().map(|&m| puzzle.move_name(m).to_string()).collect();
+            if !replay(puzzle, &case.state, &outcome.path).is_some_and(|s| puzzle.is_goal(&s)) {
+                return Err(SolveError::WrongSolution {
+                    method: method.name().into(),
+                    id: case.id.clone(),
+                    solution: names.join(" "),
+                });
             }
         }
         bar.inc(1);
@@ -240,7 +232,10 @@ pub fn run_cases<P: Puzzle, H: Heuristic<P> + Sync>(
     if jobs <= 1 {
         return cases.iter().map(one).collect();
     }
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| SolveError::Worker(format!("starting a pool of {jobs} threads: {e}")))?;
     pool.install(|| {
         use rayon::prelude::*;
         cases.par_iter().with_max_len(1).map(one).collect()
@@ -259,7 +254,7 @@ fn run_cube(
     cache: Option<&std::path::Path>,
     cases: &[Case<Cube3>],
     bar: &ProgressBar,
-) -> Result<(Vec<Row>, String)> {
+) -> Result<(Vec<Row>, String), SolveError> {
     let puzzle = Cube3Puzzle::new(opts.metric);
     let spec = if opts.method.uses_heuristic() { spec.trim().to_ascii_lowercase() } else { "zero".into() };
     let (rows, name) = match spec.as_str() {
@@ -300,45 +295,47 @@ fn run_cube(
                 (rows, if spec == "pdb-generic" { "pdb-generic".to_string() } else { "pdb".to_string() })
             }
         }
-        other => bail!(
-            "--heuristic {other}: unknown cube heuristic; expected pdb (Korf's corner + two 6-edge pattern databases; \
-             with idastar, Korf's parallel solver), pdb-generic (the same tables with the generic searches) or zero"
-        ),
+        other => {
+            return Err(invalid!(
+                format!("heuristic {other}"),
+                "unknown cube heuristic; expected pdb (Korf's corner + two 6-edge pattern databases; \
+                 with idastar, Korf's parallel solver), pdb-generic (the same tables with the generic searches) or zero"
+            ));
+        }
     };
     // Replay every solution on the sticker cube, whatever representation searched it.
     for (r, c) in rows.iter().zip(cases) {
         if r.record.status == Status::Solved && !replay(&puzzle, &c.state, &r.path).is_some_and(|s| s.is_solved()) {
-            bail!(
-                "BUG: the {} solution for {} does not solve the cube: {}",
-                opts.method.name(),
-                c.id,
-                r.record.solution
-            );
+            return Err(SolveError::WrongSolution {
+                method: opts.method.name().into(),
+                id: c.id.clone(),
+                solution: r.record.solution.clone(),
+            });
         }
     }
     Ok((rows, name))
 }
 
-fn check_heuristic<P: Puzzle, H: Heuristic<P> + ?Sized>(method: Method, h: &H) -> Result<()> {
+fn check_heuristic<P: Puzzle, H: Heuristic<P> + ?Sized>(method: Method, h: &H) -> Result<(), SolveError> {
     if method.needs_admissible() && !h.admissible() {
-        bail!(
-            "heuristic `{}` is not admissible, so {} could return a non-optimal path as optimal; use an admissible heuristic, or --method greedy or beam",
-            h.name(),
+        return Err(invalid!(
+            format!("heuristic `{}`", h.name()),
+            "is not admissible, so {} could return a non-optimal path as optimal; use an admissible heuristic, or the method greedy or beam",
             method.name()
-        );
+        ));
     }
     Ok(())
 }
 
 /// Runs a classical `solve`; returns the output folder.
-pub fn run(opts: &ClassicalOptions) -> Result<PathBuf> {
+pub fn run(opts: &ClassicalOptions) -> Result<PathBuf, SolveError> {
     if !opts.method.uses_heuristic()
         && let Some(h) = &opts.heuristic
     {
-        bail!("--heuristic {h}: method {} does not use a heuristic", opts.method.name());
+        return Err(invalid!(format!("heuristic {h}"), "method {} does not use a heuristic", opts.method.name()));
     }
     if opts.method == Method::Beam && opts.width == 0 {
-        bail!("the beam width must be at least 1");
+        return Err(invalid!("beam width 0", "the beam width must be at least 1"));
     }
     let if_exists = if opts.overwrite { IfExists::Replace } else { IfExists::Refuse };
     // A label the user chose is claimed (checked and locked) before the
@@ -367,7 +364,10 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf> {
         }
         PuzzleKind::Cube3 => {
             if opts.goal.is_some() {
-                bail!("--goal applies to sliding puzzles; the cube's goal is the solved cube");
+                return Err(invalid!(
+                    "a goal for the cube",
+                    "goals apply to sliding puzzles; the cube's goal is the solved cube"
+                ));
             }
             let puzzle = Cube3Puzzle::new(opts.metric);
             let (cases, label) = input::cubes(&opts.input, &puzzle)?;
@@ -402,7 +402,12 @@ fn progress(on: bool, total: usize) -> ProgressBar {
     bar
 }
 
-fn write_outputs(dir: &std::path::Path, opts: &ClassicalOptions, by: &Producer, rows: &[Row]) -> Result<()> {
+fn write_outputs(
+    dir: &std::path::Path,
+    opts: &ClassicalOptions,
+    by: &Producer,
+    rows: &[Row],
+) -> Result<(), SolveError> {
     let records: Vec<Record> = rows.iter().map(|r| r.record.clone()).collect();
     let peak = |r: &Row| r.peak_nodes;
     record::write_instances(

@@ -8,6 +8,7 @@
 //! must be bounded with `--max-depth`, and the bound is checked before any
 //! memory is used.
 
+use super::error::{SolveError, invalid};
 use crate::csvlog::{Col, write_table};
 use crate::cube3::{Cube3Puzzle, Metric};
 use crate::folder::{IfExists, Output};
@@ -16,7 +17,6 @@ use crate::puzzle::Puzzle;
 use crate::registry::PuzzleKind;
 use crate::search::DistanceTable;
 use crate::sliding::{Goal, Sliding};
-use anyhow::{Result, bail};
 use std::path::PathBuf;
 use std::str::FromStr;
 
@@ -51,7 +51,7 @@ const MAX_LARGE_BOARD_DEPTH: u32 = 24;
 /// # Errors
 /// A missing or too deep bound for a large space, a bad goal, or an
 /// existing output folder without `--overwrite`.
-pub fn run(opts: &TableOptions) -> Result<(PathBuf, Vec<u64>, bool)> {
+pub fn run(opts: &TableOptions) -> Result<(PathBuf, Vec<u64>, bool), SolveError> {
     let (name, counts, complete) = match opts.puzzle {
         PuzzleKind::Sliding(n) => {
             let goal = match &opts.goal {
@@ -60,12 +60,17 @@ pub fn run(opts: &TableOptions) -> Result<(PathBuf, Vec<u64>, bool)> {
             };
             let depth = match (n, opts.max_depth) {
                 (..=3, d) => d.unwrap_or(u32::from(u8::MAX)),
-                (_, None) => bail!(
-                    "--distance-table for puzzle{}: the whole space does not fit in memory; give --max-depth (at most {MAX_LARGE_BOARD_DEPTH})",
-                    n * n - 1
-                ),
+                (_, None) => {
+                    return Err(invalid!(
+                        format!("a distance table of puzzle{} without a depth bound", n * n - 1),
+                        "the whole space does not fit in memory; give a depth bound (at most {MAX_LARGE_BOARD_DEPTH})"
+                    ));
+                }
                 (_, Some(d)) if d > MAX_LARGE_BOARD_DEPTH => {
-                    bail!("--max-depth {d}: at most {MAX_LARGE_BOARD_DEPTH} for boards of width 4 and more (memory)")
+                    return Err(invalid!(
+                        format!("depth bound {d}"),
+                        "at most {MAX_LARGE_BOARD_DEPTH} for boards of width 4 and more (memory)"
+                    ));
                 }
                 (_, Some(d)) => d,
             };
@@ -75,12 +80,27 @@ pub fn run(opts: &TableOptions) -> Result<(PathBuf, Vec<u64>, bool)> {
         }
         PuzzleKind::Cube3 => {
             if opts.goal.is_some() {
-                bail!("--goal applies to sliding puzzles; the cube's goal is the solved cube");
+                return Err(invalid!(
+                    "a goal for the cube",
+                    "goals apply to sliding puzzles; the cube's goal is the solved cube"
+                ));
             }
             let cap = if opts.metric == Metric::Qtm { MAX_CUBE_DEPTH_QTM } else { MAX_CUBE_DEPTH_HTM };
             let depth = match opts.max_depth {
-                None => bail!("--distance-table for the cube: give --max-depth (at most {cap} in {})", opts.metric),
-                Some(d) if d > cap => bail!("--max-depth {d}: at most {cap} for the cube in {} (memory)", opts.metric),
+                None => {
+                    return Err(invalid!(
+                        "a distance table of the cube without a depth bound",
+                        "give a depth bound (at most {cap} in {})",
+                        opts.metric
+                    ));
+                }
+                Some(d) if d > cap => {
+                    return Err(invalid!(
+                        format!("depth bound {d}"),
+                        "at most {cap} for the cube in {} (memory)",
+                        opts.metric
+                    ));
+                }
                 Some(d) => d,
             };
             let p = Cube3Puzzle::new(opts.metric);

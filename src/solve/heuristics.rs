@@ -10,13 +10,13 @@
 //! heuristics are heuristics themselves, so the generic searches take them
 //! as they are.
 
+use super::error::{SolveError, invalid};
 use crate::heuristics::MaxOf;
 use crate::heuristics::sliding::{Gaschnig, LinearConflict, LinearConflictCorner, Manhattan, Misplaced, XY};
 use crate::heuristics::sliding_pdb::{AdditivePdb, partitions_for};
 use crate::heuristics::{Heuristic, Zero};
 use crate::puzzle::Puzzle;
 use crate::sliding::Sliding;
-use anyhow::{Result, bail};
 use std::path::Path;
 
 /// A heuristic chosen at run time.
@@ -78,7 +78,7 @@ fn split_top_level(text: &str) -> Vec<&str> {
 /// An unknown name (the message lists the known ones), a malformed
 /// `max(…)` or weight, a partition that does not fit the board, or a
 /// reflected lookup for a goal that is not symmetric.
-pub fn sliding_heuristic(p: &Sliding, spec: &str, cache: Option<&Path>) -> Result<BoxedHeuristic<Sliding>> {
+pub fn sliding_heuristic(p: &Sliding, spec: &str, cache: Option<&Path>) -> Result<BoxedHeuristic<Sliding>, SolveError> {
     parse_nested(p, spec, spec, cache, 0)
 }
 
@@ -88,33 +88,35 @@ fn parse_nested(
     spec: &str,
     cache: Option<&Path>,
     depth: usize,
-) -> Result<BoxedHeuristic<Sliding>> {
+) -> Result<BoxedHeuristic<Sliding>, SolveError> {
     if depth > MAX_NESTING {
-        bail!(
-            "--heuristic {}: nested more than {MAX_NESTING} levels deep (max(…) and K*… inside each other)",
-            whole.chars().take(40).collect::<String>() + if whole.chars().count() > 40 { "…" } else { "" }
-        );
+        let shown = whole.chars().take(40).collect::<String>() + if whole.chars().count() > 40 { "…" } else { "" };
+        return Err(invalid!(
+            format!("heuristic {shown}"),
+            "nested more than {MAX_NESTING} levels deep (max(…) and K*… inside each other)"
+        ));
     }
+    let value = || format!("heuristic {spec}");
     let name = spec.trim().to_ascii_lowercase();
     if let Some(inner) = name.strip_prefix("max(") {
-        let Some(inner) = inner.strip_suffix(')') else { bail!("--heuristic {spec}: `max(` has no closing `)`") };
+        let Some(inner) = inner.strip_suffix(')') else { return Err(invalid!(value(), "`max(` has no closing `)`")) };
         let parts = split_top_level(inner);
         if parts.iter().any(|s| s.trim().is_empty()) {
-            bail!("--heuristic {spec}: max() needs a comma-separated list of heuristics");
+            return Err(invalid!(value(), "max() needs a comma-separated list of heuristics"));
         }
         let parts =
-            parts.into_iter().map(|s| parse_nested(p, whole, s, cache, depth + 1)).collect::<Result<Vec<_>>>()?;
+            parts.into_iter().map(|s| parse_nested(p, whole, s, cache, depth + 1)).collect::<Result<Vec<_>, _>>()?;
         return Ok(Box::new(MaxOf::new(parts)));
     }
     if let Some((k, rest)) = name.split_once('*') {
         let k = k.trim();
         let weight = match k.parse::<u32>() {
             Ok(w) if w <= MAX_WEIGHT => w,
-            Ok(_) => bail!("--heuristic {spec}: weight `{k}` is above the largest weight, {MAX_WEIGHT}"),
+            Ok(_) => return Err(invalid!(value(), "weight `{k}` is above the largest weight, {MAX_WEIGHT}")),
             Err(_) if !k.is_empty() && k.chars().all(|c| c.is_ascii_digit()) => {
-                bail!("--heuristic {spec}: weight `{k}` is above the largest weight, {MAX_WEIGHT}")
+                return Err(invalid!(value(), "weight `{k}` is above the largest weight, {MAX_WEIGHT}"));
             }
-            Err(_) => bail!("--heuristic {spec}: weight `{k}` is not a whole number"),
+            Err(_) => return Err(invalid!(value(), "weight `{k}` is not a whole number")),
         };
         return Ok(Box::new(Scaled { k: weight, inner: parse_nested(p, whole, rest, cache, depth + 1)? }));
     }
@@ -124,11 +126,12 @@ fn parse_nested(
             None => (partition, false),
         };
         if !partitions_for(p).contains(&partition) {
-            bail!(
-                "--heuristic {spec}: no partition `{partition}` for {}; known: {}",
+            return Err(invalid!(
+                value(),
+                "no partition `{partition}` for {}; known: {}",
                 p.name(),
                 partitions_for(p).iter().map(|s| format!("pdb-{s}")).collect::<Vec<_>>().join(", ")
-            );
+            ));
         }
         return Ok(Box::new(AdditivePdb::new(p, partition, reflect, cache)?));
     }
@@ -141,12 +144,15 @@ fn parse_nested(
         "gaschnig" => Box::new(Gaschnig::new(p)),
         "xy" | "x-y" => match XY::new(p) {
             Some(h) => Box::new(h),
-            None => bail!(
-                "--heuristic {spec}: the X-Y heuristic's tables are built for boards up to {n}×{n} only",
-                n = XY::MAX_N
-            ),
+            None => {
+                return Err(invalid!(
+                    value(),
+                    "the X-Y heuristic's tables are built for boards up to {n}×{n} only",
+                    n = XY::MAX_N
+                ));
+            }
         },
-        _ => bail!("--heuristic {spec}: unknown heuristic for {}; expected one of {SLIDING_NAMES}", p.name()),
+        _ => return Err(invalid!(value(), "unknown heuristic for {}; expected one of {SLIDING_NAMES}", p.name())),
     })
 }
 

@@ -4,12 +4,12 @@
 //! their instances here, so both read the same sets the same way.
 
 use super::boards::{self, BoardInstance};
+use super::error::{SolveError, invalid};
 use super::testsets;
 use crate::checksum::fnv1a;
 use crate::cube3::{Cube3, Cube3Puzzle, Metric};
 use crate::puzzle::Puzzle;
 use crate::sliding::{Board, Goal, Sliding};
-use anyhow::{Result, bail};
 use std::fmt::Debug;
 
 /// Where the instances come from.
@@ -67,7 +67,7 @@ fn stem(name: &str) -> String {
 
 /// Cube instances. Optimal lengths of test sets are in QTM, so they are
 /// kept only for the QTM puzzle.
-pub fn cubes(input: &Input, puzzle: &Cube3Puzzle) -> Result<Loaded<Cube3>> {
+pub fn cubes(input: &Input, puzzle: &Cube3Puzzle) -> Result<Loaded<Cube3>, SolveError> {
     let qtm = puzzle.metric == Metric::Qtm;
     let case = |i: testsets::Instance| Case { id: i.id, state: i.cube, optimal: i.optimal_qtm.filter(|_| qtm) };
     let single = |i: testsets::Instance, kind: &str| {
@@ -82,7 +82,7 @@ pub fn cubes(input: &Input, puzzle: &Cube3Puzzle) -> Result<Loaded<Cube3>> {
             testsets::random(puzzle, *n, 100, *seed)?.into_iter().map(case).collect(),
             format!("random-{n}-seed{seed}"),
         ),
-        Input::Board(_) => bail!("--board describes a sliding puzzle, not a cube"),
+        Input::Board(b) => return Err(invalid!(format!("board `{b}`"), "describes a sliding puzzle, not a cube")),
     })
 }
 
@@ -90,17 +90,18 @@ pub fn cubes(input: &Input, puzzle: &Cube3Puzzle) -> Result<Loaded<Cube3>> {
 /// (its optimal lengths refer to it): `goal`, when given, must be that
 /// goal. Otherwise the goal is `goal` or blank-last. Every board is checked
 /// for solvability before any search starts.
-pub fn boards(input: &Input, n: usize, goal: Option<&Goal>) -> Result<(Sliding, Loaded<Board>)> {
+pub fn boards(input: &Input, n: usize, goal: Option<&Goal>) -> Result<(Sliding, Loaded<Board>), SolveError> {
     let (goal, instances, label): (Goal, Vec<BoardInstance>, String) = match input {
         Input::TestSet(name) => {
             let set = boards::load(name, n, goal.unwrap_or(&Goal::BlankLast))?;
             if let Some(g) = goal
                 && *g != set.goal
             {
-                bail!(
-                    "test set `{name}` is defined for the {} goal (its optimal lengths refer to it), but the goal here is {g}",
+                return Err(invalid!(
+                    format!("test set `{name}`"),
+                    "is defined for the {} goal (its optimal lengths refer to it), but the goal here is {g}",
                     set.goal
-                );
+                ));
             }
             (set.goal, set.instances, stem(name))
         }
@@ -117,14 +118,18 @@ pub fn boards(input: &Input, n: usize, goal: Option<&Goal>) -> Result<(Sliding, 
             (goal, boards::random(&p, *count, *seed), format!("random-{count}-seed{seed}"))
         }
         Input::Facelets(_) | Input::Scramble(_) => {
-            bail!("--facelets and --scramble describe cubes; give a --board or a --testset of puzzle{}", n * n - 1)
+            return Err(invalid!(
+                "facelets or a scramble",
+                "describe cubes; give a board or a test set of puzzle{}",
+                n * n - 1
+            ));
         }
     };
     let puzzle = Sliding::new(n, goal)?;
     let mut cases = Vec::with_capacity(instances.len());
     for inst in instances {
         let board = puzzle.board(&inst.tiles)?;
-        puzzle.check_solvable(&board).map_err(|e| anyhow::anyhow!("instance {}: {e}", inst.id))?;
+        puzzle.check_solvable(&board).map_err(|source| SolveError::Instance { id: inst.id.clone(), source })?;
         cases.push(Case { id: inst.id, state: board, optimal: inst.optimal });
     }
     Ok((puzzle, (cases, label)))

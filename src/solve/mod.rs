@@ -9,6 +9,7 @@
 pub mod boards;
 pub mod classical;
 pub mod distances;
+pub mod error;
 pub mod heuristics;
 pub mod input;
 pub mod record;
@@ -27,7 +28,7 @@ use crate::registry::{AnyPuzzle, PuzzleKind};
 use crate::search::{BeamConfig, BeamOutcome, Oracle, Status, beam_search, effective_branching_factor};
 use crate::sliding::Goal;
 use crate::statistics::pearson;
-use anyhow::{Result, bail};
+use error::{SolveError, invalid};
 use indicatif::{ProgressBar, ProgressStyle};
 use input::{Case, Input};
 use record::{Producer, Record, Summary};
@@ -114,24 +115,30 @@ impl<K> Row<K> {
 }
 
 /// Runs `solve`; returns the output folder.
-pub fn run(opts: &SolveOptions) -> Result<PathBuf> {
+pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
     let oracle = NetOracle::load(&opts.run_dir, opts.checkpoint.as_deref(), opts.device)?;
     let trained = oracle.config.puzzle()?;
     if let Some(kind) = opts.puzzle
         && kind != trained.kind()
     {
-        bail!("the run {} was trained on {}, but --puzzle {kind} was given", opts.run_dir.display(), trained.kind());
+        return Err(invalid!(
+            format!("puzzle {kind}"),
+            "the run {} was trained on {}",
+            opts.run_dir.display(),
+            trained.kind()
+        ));
     }
     match trained {
         AnyPuzzle::Cube3(puzzle) => {
             if let Some(m) = opts.metric
                 && m != puzzle.metric
             {
-                bail!(
-                    "the run's model was trained in {} ({} moves), but --metric {m} was given",
+                return Err(invalid!(
+                    format!("metric {m}"),
+                    "the run's model was trained in {} ({} moves)",
                     puzzle.metric,
                     oracle.num_moves()
-                );
+                ));
             }
             let htm = puzzle.metric == Metric::Qtm;
             let other_len = |path: &[MoveId]| {
@@ -148,7 +155,11 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf> {
         }
         AnyPuzzle::Sliding(trained) => {
             if let Some(m) = opts.metric {
-                bail!("--metric {m} applies to the cube; this run's model solves {}", trained.name());
+                return Err(invalid!(
+                    format!("metric {m}"),
+                    "metrics apply to the cube; this run's model solves {}",
+                    trained.name()
+                ));
             }
             // The boards must share the goal the oracle was trained for.
             let goal = match &oracle.config.puzzle.goal {
@@ -168,7 +179,7 @@ fn sweep<P: Puzzle>(
     (cases, default_label): input::Loaded<P::State>,
     opts: &SolveOptions,
     other: Option<&OtherMetric>,
-) -> Result<PathBuf> {
+) -> Result<PathBuf, SolveError> {
     let dedup_tag = if opts.dedup { "" } else { "-nodedup" };
     // A label the tool chose for one instance names that instance on this
     // oracle: solving it again replaces the earlier result. Chosen labels
@@ -248,9 +259,9 @@ fn solve_all<P: Puzzle>(
     cases: &[Case<P::State>],
     cfg: &BeamConfig,
     bar: &ProgressBar,
-) -> Result<Vec<Row<P::Key>>> {
+) -> Result<Vec<Row<P::Key>>, SolveError> {
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let work = |oracle: &mut NetOracle| -> Result<Vec<Row<P::Key>>> {
+    let work = |oracle: &mut NetOracle| -> Result<Vec<Row<P::Key>>, SolveError> {
         let mut rows = Vec::new();
         loop {
             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -262,7 +273,11 @@ fn solve_all<P: Puzzle>(
                 Some(path) => {
                     let names: Vec<&str> = path.iter().map(|&m| puzzle.move_name(m)).collect();
                     if !replay(puzzle, &case.state, path).is_some_and(|s| puzzle.is_goal(&s)) {
-                        bail!("BUG: the solution found for {} does not solve it: {}", case.id, names.join(" "));
+                        return Err(SolveError::WrongSolution {
+                            method: "beam".into(),
+                            id: case.id.clone(),
+                            solution: names.join(" "),
+                        });
                     }
                     names.join(" ")
                 }
@@ -290,7 +305,7 @@ fn solve_all<P: Puzzle>(
     let mut rows: Vec<Row<P::Key>> = if oracles.len() == 1 {
         work(&mut oracles[0])?
     } else {
-        let results: Vec<Result<Vec<Row<P::Key>>>> = std::thread::scope(|scope| {
+        let results: Vec<Result<Vec<Row<P::Key>>, SolveError>> = std::thread::scope(|scope| {
             // Each worker runs its matrix products on a one-thread pool of
             // its own: sharing the global pool, the workers' products queue
             // behind each other (measured: 1.24x with two workers against
@@ -300,11 +315,14 @@ fn solve_all<P: Puzzle>(
                 .map(|o| {
                     scope.spawn(|| match rayon::ThreadPoolBuilder::new().num_threads(1).build() {
                         Ok(pool) => pool.install(|| work(o)),
-                        Err(e) => bail!("starting a solve worker's thread pool: {e}"),
+                        Err(e) => Err(SolveError::Worker(format!("starting its thread pool: {e}"))),
                     })
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| bail!("a solve worker panicked"))).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(SolveError::Worker("it panicked".into()))))
+                .collect()
         });
         let mut all = Vec::new();
         for r in results {
@@ -327,7 +345,7 @@ struct Tables<'a, S> {
 impl<S> Tables<'_, S> {
     /// Writes `instances.csv`, `depths.csv`, `summary.csv`, for the cube in
     /// QTM `scaling.csv`, and the plots; with `report`, prints the results.
-    fn write<K>(&self, rows: &[Row<K>], widths: &[usize], wall_s: &[f64], report: bool) -> Result<()> {
+    fn write<K>(&self, rows: &[Row<K>], widths: &[usize], wall_s: &[f64], report: bool) -> Result<(), SolveError> {
         let records: Vec<Record> = rows.iter().map(|r| r.record.clone()).collect();
         let mut extra = vec![
             ("beam_nodes", Col::U64(rows.iter().map(|r| r.out.beam_nodes).collect())),
@@ -382,10 +400,10 @@ impl<S> Tables<'_, S> {
         self.plots(rows, &summaries, &pearsons, efficientcube)
     }
 
-    fn write_depths<K>(&self, rows: &[Row<K>]) -> Result<()> {
+    fn write_depths<K>(&self, rows: &[Row<K>]) -> Result<(), SolveError> {
         let d: Vec<(&Row<K>, &crate::search::DepthStats)> =
             rows.iter().flat_map(|r| r.out.depths.iter().map(move |d| (r, d))).collect();
-        write_table(
+        Ok(write_table(
             &self.dir.join("depths.csv"),
             vec![
                 ("width", Col::U64(d.iter().map(|(r, _)| r.record.width as u64).collect())),
@@ -399,7 +417,7 @@ impl<S> Tables<'_, S> {
                 ("mean_policy_entropy", Col::F64(d.iter().map(|(_, d)| d.mean_policy_entropy).collect())),
                 ("kl_previous", Col::F64(d.iter().map(|(_, d)| d.kl_previous).collect())),
             ],
-        )
+        )?)
     }
 
     fn units(&self) -> &'static str {
@@ -438,7 +456,13 @@ impl<S> Tables<'_, S> {
         }
     }
 
-    fn plots<K>(&self, rows: &[Row<K>], s: &[Summary], pearsons: &[f64], efficientcube: bool) -> Result<()> {
+    fn plots<K>(
+        &self,
+        rows: &[Row<K>],
+        s: &[Summary],
+        pearsons: &[f64],
+        efficientcube: bool,
+    ) -> Result<(), SolveError> {
         let p = self.dir.join("plots");
         let log2 = |s: &Summary| (s.width as f64).log2();
         let units = self.units();

@@ -14,10 +14,10 @@
 //! (`puzzle` says which: `cube3-qtm`, `puzzle15-blank-first`, …); times
 //! carry their unit in the name.
 
+use super::error::SolveError;
 use crate::csvlog::{Col, write_table};
 use crate::search::Status;
 use crate::statistics::quantile;
-use anyhow::Result;
 use std::path::Path;
 
 /// The core columns of `instances.csv`, in order.
@@ -198,7 +198,12 @@ pub fn summarize(width: usize, records: &[&Record]) -> Summary {
 ///
 /// # Errors
 /// The file cannot be written.
-pub fn write_instances(path: &Path, by: &Producer, records: &[Record], extra: Vec<(&str, Col)>) -> Result<()> {
+pub fn write_instances(
+    path: &Path,
+    by: &Producer,
+    records: &[Record],
+    extra: Vec<(&str, Col)>,
+) -> Result<(), SolveError> {
     let n = records.len();
     let nan = f64::NAN;
     let mut cols = vec![
@@ -218,7 +223,7 @@ pub fn write_instances(path: &Path, by: &Producer, records: &[Record], extra: Ve
         ("ebf", Col::F64(records.iter().map(|r| r.ebf.unwrap_or(nan)).collect())),
     ];
     cols.extend(extra);
-    write_table(path, cols)
+    Ok(write_table(path, cols)?)
 }
 
 /// The core summary columns of `summaries` (one row each).
@@ -255,10 +260,15 @@ pub fn summary_columns(by: &Producer, summaries: &[Summary]) -> Vec<(&'static st
 ///
 /// # Errors
 /// The file cannot be written.
-pub fn write_summary(path: &Path, by: &Producer, summaries: &[Summary], extra: Vec<(&str, Col)>) -> Result<()> {
+pub fn write_summary(
+    path: &Path,
+    by: &Producer,
+    summaries: &[Summary],
+    extra: Vec<(&str, Col)>,
+) -> Result<(), SolveError> {
     let mut cols = summary_columns(by, summaries);
     cols.extend(extra);
-    write_table(path, cols)
+    Ok(write_table(path, cols)?)
 }
 
 /// A percentage for the console (`label 12.5%`), or `label n/a` for NaN.

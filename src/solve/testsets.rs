@@ -1,10 +1,10 @@
 //! Cube instances to solve: built-in test sets (embedded in the binary with
 //! their provenance), TSV files, single cubes and random cubes.
 
+use super::error::{SolveError, invalid};
 use crate::cube3::{Cube3, Cube3Puzzle, notation};
 use crate::puzzle::Puzzle;
 use crate::scramble::{Scrambler, WalkLength};
-use anyhow::{Context, Result, bail};
 
 /// One cube to solve.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,22 +30,25 @@ pub const BUILT_IN: [(&str, &str); 3] = [
 ];
 
 /// Parses a TSV test set: a header row, then `id, facelets[, optimal_qtm]`.
-pub fn parse_tsv(text: &str, source: &str) -> Result<Vec<Instance>> {
+pub fn parse_tsv(text: &str, source: &str) -> Result<Vec<Instance>, SolveError> {
     let mut out = Vec::new();
     for row in super::tsv::rows(text, source, "id<TAB>facelets[<TAB>optimal_qtm]")? {
-        let cube =
-            Cube3::from_facelets(row.state).with_context(|| format!("{source} line {}: cube {}", row.line, row.id))?;
+        let cube = Cube3::from_facelets(row.state).map_err(|e| SolveError::Line {
+            set: source.into(),
+            line: row.line,
+            rule: format!("cube {}: {e}", row.id),
+        })?;
         out.push(Instance { id: row.id.to_string(), cube, optimal_qtm: row.optimal });
     }
     if out.is_empty() {
-        bail!("{source} holds no cubes");
+        return Err(invalid!(source, "holds no cubes"));
     }
     Ok(out)
 }
 
 /// A built-in set by name, or a TSV file by path.
-pub fn load(name_or_path: &str) -> Result<Vec<Instance>> {
-    let take = |n: usize| -> Result<Vec<Instance>> {
+pub fn load(name_or_path: &str) -> Result<Vec<Instance>, SolveError> {
+    let take = |n: usize| -> Result<Vec<Instance>, SolveError> {
         let mut v = parse_tsv(DEEPCUBEA, "built-in deepcubea")?;
         v.truncate(n);
         Ok(v)
@@ -62,7 +65,7 @@ pub fn load(name_or_path: &str) -> Result<Vec<Instance>> {
 }
 
 /// `n` cubes from `len`-move random walks (pruned) of stream `seed`.
-pub fn random(puzzle: &Cube3Puzzle, n: usize, len: usize, seed: u64) -> Result<Vec<Instance>> {
+pub fn random(puzzle: &Cube3Puzzle, n: usize, len: usize, seed: u64) -> Result<Vec<Instance>, SolveError> {
     let mut s = Scrambler::new(*puzzle, WalkLength::Fixed(len), true, seed, 1 << 61)?;
     Ok((0..n)
         .map(|i| {
@@ -73,13 +76,13 @@ pub fn random(puzzle: &Cube3Puzzle, n: usize, len: usize, seed: u64) -> Result<V
 }
 
 /// One cube given as a move sequence from solved.
-pub fn from_scramble(moves: &str) -> Result<Instance> {
+pub fn from_scramble(moves: &str) -> Result<Instance, SolveError> {
     let turns = notation::parse(moves)?;
     Ok(Instance { id: "scramble".into(), cube: Cube3::from_turns(&turns), optimal_qtm: None })
 }
 
 /// One cube given as a facelet string.
-pub fn from_facelets(text: &str) -> Result<Instance> {
+pub fn from_facelets(text: &str) -> Result<Instance, SolveError> {
     Ok(Instance { id: "facelets".into(), cube: Cube3::from_facelets(text)?, optimal_qtm: None })
 }
 

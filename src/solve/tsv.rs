@@ -2,7 +2,7 @@
 //! row, then one instance per line as `id<TAB>state[<TAB>optimal]`, blank
 //! lines skipped. [`rows`] reads that layout; the callers read the state.
 
-use anyhow::{Context, Result, bail};
+use super::error::{SolveError, invalid};
 use std::path::Path;
 
 /// One instance line.
@@ -23,7 +23,7 @@ pub(crate) struct Row<'a> {
 /// # Errors
 /// A line with fewer than two fields or an optimal length that is not a
 /// number, naming the source and line.
-pub(crate) fn rows<'a>(text: &'a str, source: &str, layout: &str) -> Result<Vec<Row<'a>>> {
+pub(crate) fn rows<'a>(text: &'a str, source: &str, layout: &str) -> Result<Vec<Row<'a>>, SolveError> {
     let mut out = Vec::new();
     for (k, line) in text.lines().enumerate().skip(1) {
         if line.trim().is_empty() {
@@ -31,12 +31,14 @@ pub(crate) fn rows<'a>(text: &'a str, source: &str, layout: &str) -> Result<Vec<
         }
         let f: Vec<&str> = line.split('\t').collect();
         if f.len() < 2 {
-            bail!("{source} line {}: expected `{layout}`", k + 1);
+            return Err(SolveError::Line { set: source.into(), line: k + 1, rule: format!("expected `{layout}`") });
         }
         let optimal = match f.get(2).map(|s| s.trim()).filter(|s| !s.is_empty()) {
-            Some(s) => Some(
-                s.parse().with_context(|| format!("{source} line {}: optimal length `{s}` is not a number", k + 1))?,
-            ),
+            Some(s) => Some(s.parse().map_err(|_| SolveError::Line {
+                set: source.into(),
+                line: k + 1,
+                rule: format!("optimal length `{s}` is not a number"),
+            })?),
             None => None,
         };
         out.push(Row { line: k + 1, id: f[0], state: f[1], optimal });
@@ -50,9 +52,13 @@ pub(crate) fn rows<'a>(text: &'a str, source: &str, layout: &str) -> Result<Vec<
 /// # Errors
 /// A path that does not exist (the message lists the built-in sets), or a
 /// file that cannot be read.
-pub(crate) fn read_file(path: &str, built_in: &[&str]) -> Result<String> {
+pub(crate) fn read_file(path: &str, built_in: &[&str]) -> Result<String, SolveError> {
     if !Path::new(path).exists() {
-        bail!("test set `{path}` is neither a built-in set ({}) nor an existing file", built_in.join(", "));
+        return Err(invalid!(
+            format!("test set `{path}`"),
+            "is neither a built-in set ({}) nor an existing file",
+            built_in.join(", ")
+        ));
     }
-    std::fs::read_to_string(path).with_context(|| format!("reading test set {path}"))
+    std::fs::read_to_string(path).map_err(|source| SolveError::Read { path: path.into(), source })
 }

@@ -2,20 +2,21 @@
 //! a sweep `--beam-log2 A..B` (inclusive). Widths are checked before any
 //! memory is allocated.
 
+use super::error::{SolveError, invalid};
 use crate::search::beam::MAX_WIDTH;
-use anyhow::{Result, bail};
 
 /// Largest accepted `log2` width.
 pub const MAX_LOG2: u32 = MAX_WIDTH.trailing_zeros();
 
 /// Widths to run, in increasing order.
-pub fn parse(width: Option<usize>, log2: Option<&str>) -> Result<Vec<usize>> {
+pub fn parse(width: Option<usize>, log2: Option<&str>) -> Result<Vec<usize>, SolveError> {
     match (width, log2) {
-        (Some(_), Some(_)) => bail!("give either --beam-width or --beam-log2, not both"),
-        (Some(0), None) => bail!("--beam-width 0: the beam width must be at least 1"),
-        (Some(w), None) if w > MAX_WIDTH => {
-            bail!("--beam-width {w} exceeds the maximum {MAX_WIDTH} (2^{MAX_LOG2}); larger beams do not fit in memory")
-        }
+        (Some(w), Some(k)) => Err(invalid!(format!("beam width {w} and log2 width {k}"), "give one, not both")),
+        (Some(0), None) => Err(invalid!("beam width 0", "the beam width must be at least 1")),
+        (Some(w), None) if w > MAX_WIDTH => Err(invalid!(
+            format!("beam width {w}"),
+            "exceeds the maximum {MAX_WIDTH} (2^{MAX_LOG2}); larger beams do not fit in memory"
+        )),
         (Some(w), None) => Ok(vec![w]),
         (None, None) => Ok(vec![1 << 10]),
         (None, Some(text)) => {
@@ -27,17 +28,24 @@ pub fn parse(width: Option<usize>, log2: Option<&str>) -> Result<Vec<usize>> {
                 }
             };
             if a > b {
-                bail!("--beam-log2 {text}: the range is empty ({a} > {b}); write it as low..high");
+                return Err(invalid!(
+                    format!("log2 beam widths {text}"),
+                    "the range is empty ({a} > {b}); write it as low..high"
+                ));
             }
             Ok((a..=b).map(|k| 1usize << k).collect())
         }
     }
 }
 
-fn parse_k(s: &str, whole: &str) -> Result<u32> {
-    let k: u32 = s.trim().parse().map_err(|_| anyhow::anyhow!("--beam-log2 {whole}: `{s}` is not a whole number"))?;
+fn parse_k(s: &str, whole: &str) -> Result<u32, SolveError> {
+    let value = || format!("log2 beam widths {whole}");
+    let k: u32 = s.trim().parse().map_err(|_| invalid!(value(), "`{s}` is not a whole number"))?;
     if k > MAX_LOG2 {
-        bail!("--beam-log2 {whole}: 2^{k} exceeds the maximum width 2^{MAX_LOG2}; larger beams do not fit in memory");
+        return Err(invalid!(
+            value(),
+            "2^{k} exceeds the maximum width 2^{MAX_LOG2}; larger beams do not fit in memory"
+        ));
     }
     Ok(k)
 }

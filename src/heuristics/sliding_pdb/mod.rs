@@ -21,7 +21,7 @@ pub use pattern::{MAX_TILES, Pattern, permutations, rank_cmp};
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
+use crate::heuristics::HeuristicError;
 
 use crate::heuristics::Heuristic;
 use crate::heuristics::store::{ByteTable, CacheOutcome};
@@ -60,7 +60,7 @@ impl AdditivePdb {
     /// An unknown partition or one for another width, a goal whose blank is
     /// not in a corner, reflection with a goal that is not symmetric under
     /// the transpose, or a cache file that cannot be written.
-    pub fn new(p: &Sliding, partition: &str, reflect: bool, cache: Option<&Path>) -> Result<Self> {
+    pub fn new(p: &Sliding, partition: &str, reflect: bool, cache: Option<&Path>) -> Result<Self, HeuristicError> {
         let part = Partition::named(p.n(), partition, p.goal().blank())?;
         Self::with_partition(p, &part, reflect, cache)
     }
@@ -70,32 +70,33 @@ impl AdditivePdb {
     /// # Errors
     /// Overlapping or invalid patterns, reflection with an asymmetric goal,
     /// or a cache file that cannot be written.
-    pub fn with_partition(p: &Sliding, part: &Partition, reflect: bool, cache: Option<&Path>) -> Result<Self> {
+    pub fn with_partition(
+        p: &Sliding,
+        part: &Partition,
+        reflect: bool,
+        cache: Option<&Path>,
+    ) -> Result<Self, HeuristicError> {
         let n = p.n();
         let goal = p.goal();
         let cells = n * n;
         if part.patterns.is_empty() || part.patterns.len() > MAX_PATTERNS {
-            bail!("a partition needs 1..={MAX_PATTERNS} patterns, got {}", part.patterns.len());
+            return Err(HeuristicError::PartitionSize { got: part.patterns.len(), max: MAX_PATTERNS });
         }
         let mut transpose = [0u8; 64];
         for (c, t) in transpose.iter_mut().enumerate().take(cells) {
             *t = ((c % n) * n + c / n) as u8;
         }
         if reflect && usize::from(transpose[goal.blank()]) != goal.blank() {
-            bail!(
-                "reflection needs a goal that is symmetric under the transpose (its blank on the main diagonal); \
-                 the {} goal has the blank on cell {}",
-                p.goal_name(),
-                goal.blank()
-            );
+            return Err(HeuristicError::NotSymmetric { goal: p.goal_name().to_string(), blank: goal.blank() });
         }
         let mut patterns = Vec::new();
         let mut slot = [(NONE, NONE); 64];
         for (pi, cells_p) in part.patterns.iter().enumerate() {
-            let pat = Pattern::new(n, goal.tiles(), cells_p).with_context(|| format!("partition {}", part.name))?;
+            let pat = Pattern::new(n, goal.tiles(), cells_p)
+                .map_err(|e| HeuristicError::InPartition { partition: part.name.clone(), source: Box::new(e) })?;
             for (i, &t) in pat.tiles().iter().enumerate() {
                 if slot[usize::from(t)].0 != NONE {
-                    bail!("partition {}: tile {t} is in two patterns; additive patterns must be disjoint", part.name);
+                    return Err(HeuristicError::Overlap { partition: part.name.clone(), tile: t });
                 }
                 slot[usize::from(t)] = (pi as u8, i as u8);
             }

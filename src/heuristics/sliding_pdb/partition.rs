@@ -16,7 +16,7 @@
 //! | 4 | `7-8` | {1..7} {8..15} |
 //! | 5 | `6-6-6-6` | {1,2,5,6,7,12} {3,4,8,9,13,14} {10,11,15,16,20,21} {17,18,19,22,23,24} |
 
-use anyhow::{Result, bail};
+use crate::heuristics::HeuristicError;
 
 /// Named partitions: (n, name, blank-first cells of each pattern).
 const NAMED: &[(usize, &str, &[&[u8]])] = &[
@@ -54,27 +54,25 @@ impl Partition {
     /// # Errors
     /// An unknown name, a name defined for another width, or a goal whose
     /// blank is not in a corner.
-    pub fn named(n: usize, name: &str, blank: usize) -> Result<Self> {
+    pub fn named(n: usize, name: &str, blank: usize) -> Result<Self, HeuristicError> {
         let Some((_, _, cells)) = NAMED.iter().find(|(w, nm, _)| *w == n && *nm == name) else {
             let here = names(n);
             if let Some((w, _, _)) = NAMED.iter().find(|(_, nm, _)| *nm == name) {
-                bail!(
+                return Err(HeuristicError::UnknownPartition(format!(
                     "partition {name} is defined for the {}-puzzle (n = {w}), not for n = {n}; partitions for n = {n}: {}",
                     w * w - 1,
                     if here.is_empty() { "none".to_string() } else { here.join(", ") }
-                );
+                )));
             }
-            bail!(
+            return Err(HeuristicError::UnknownPartition(format!(
                 "unknown partition {name:?}; partitions for n = {n}: {}",
                 if here.is_empty() { "none".to_string() } else { here.join(", ") }
-            );
+            )));
         };
         let (row, col) = (blank / n, blank % n);
         let corner = |x: usize| x == 0 || x == n - 1;
         if !corner(row) || !corner(col) {
-            bail!(
-                "partition {name} is laid out for a goal with the blank in a corner; this goal has it on cell {blank}; give the cells explicitly"
-            );
+            return Err(HeuristicError::BlankNotInCorner { partition: name.to_string(), blank });
         }
         let map = |c: u8| -> u8 {
             let (r, k) = (usize::from(c) / n, usize::from(c) % n);

@@ -31,7 +31,7 @@
 
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU32, AtomicU64, Ordering};
 
-use anyhow::{Result, bail};
+use crate::heuristics::HeuristicError;
 use rayon::prelude::*;
 
 use crate::checksum::Fnv1a;
@@ -62,36 +62,44 @@ impl Pattern {
     /// # Errors
     /// A cell out of range, repeated, or holding the goal's blank; an
     /// empty pattern or one too large to tabulate.
-    pub fn new(n: usize, goal: &[u8], cells: &[u8]) -> Result<Self> {
+    pub fn new(n: usize, goal: &[u8], cells: &[u8]) -> Result<Self, HeuristicError> {
         let total = n * n;
         if goal.len() != total {
-            bail!("goal has {} tiles, expected {total} for n = {n}", goal.len());
+            return Err(HeuristicError::GoalSize { got: goal.len(), expected: total, n });
         }
         if cells.is_empty() || cells.len() > MAX_TILES {
-            bail!("a pattern needs 1..={MAX_TILES} cells, got {}", cells.len());
+            return Err(HeuristicError::PatternSize { got: cells.len(), max: MAX_TILES });
         }
         let mut seen = 0u64;
         let mut tiles = Vec::with_capacity(cells.len());
         for &c in cells {
             if usize::from(c) >= total {
-                bail!("pattern cell {c} is outside the {n}×{n} board (cells 0..{total})");
+                return Err(HeuristicError::CellOutside { cell: c, n });
             }
             if seen & (1 << c) != 0 {
-                bail!("pattern cell {c} is listed twice");
+                return Err(HeuristicError::CellTwice(c));
             }
             seen |= 1 << c;
             let t = goal[usize::from(c)];
             if t == 0 {
-                bail!("pattern cell {c} holds the goal's blank; patterns are sets of tiles");
+                return Err(HeuristicError::CellIsBlank(c));
             }
             tiles.push(t);
         }
         if total - cells.len() > 32 {
-            bail!("a pattern of {} cells on a {n}×{n} board leaves more than 32 free cells", cells.len());
+            return Err(HeuristicError::PatternTooLarge {
+                cells: cells.len(),
+                n,
+                why: "it leaves more than 32 free cells".into(),
+            });
         }
         let entries = permutations(total, cells.len());
         if entries > MAX_ENTRIES {
-            bail!("a {}-tile pattern on {total} cells has {entries} placements, more than {MAX_ENTRIES}", cells.len());
+            return Err(HeuristicError::PatternTooLarge {
+                cells: cells.len(),
+                n,
+                why: format!("it has {entries} placements, more than {MAX_ENTRIES}"),
+            });
         }
         let blank = goal.iter().position(|&t| t == 0).expect("a goal has a blank") as u8;
         Ok(Self { n, cells: cells.to_vec(), tiles, blank })
@@ -164,7 +172,7 @@ impl Pattern {
     ///
     /// # Errors
     /// Only a failure to write the cache file.
-    pub fn load_or_build(&self, cache: Option<&std::path::Path>) -> Result<(ByteTable, CacheOutcome)> {
+    pub fn load_or_build(&self, cache: Option<&std::path::Path>) -> Result<(ByteTable, CacheOutcome), HeuristicError> {
         load_or_build(cache, &self.cache_name(), self.fingerprint(), self.entries(), || self.build())
     }
 }

@@ -1,0 +1,110 @@
+//! [`SolveError`]: why `solve` could not run or finish. A request that
+//! breaks a rule is [`SolveError::Invalid`], which names the value and the
+//! rule it breaks; the errors of the layers below (puzzle parsing, search,
+//! heuristics, output folders) pass through with their own types.
+
+use crate::cube3::FaceletError;
+use crate::cube3::notation::NotationError;
+use crate::folder::FolderError;
+use crate::heuristics::HeuristicError;
+use crate::learn::config::ConfigError;
+use crate::registry::UnknownPuzzle;
+use crate::scramble::ScrambleError;
+use crate::search::SearchError;
+use crate::sliding::SlidingError;
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// Why `solve` failed.
+#[derive(Debug, Error)]
+pub enum SolveError {
+    /// A value that breaks a rule.
+    #[error("{value}: {rule}")]
+    Invalid {
+        /// The value, with what it is (e.g. ``heuristic `max(a` ``).
+        value: String,
+        /// The rule it breaks.
+        rule: String,
+    },
+    /// A line of a test set that cannot be read.
+    #[error("{set} line {line}: {rule}")]
+    Line {
+        /// The set (file path or built-in name).
+        set: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        rule: String,
+    },
+    /// A test-set file that cannot be read.
+    #[error("reading test set {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// One instance of a set that cannot be solved (e.g. a board of the
+    /// wrong parity).
+    #[error("instance {id}: {source}")]
+    Instance {
+        /// The instance.
+        id: String,
+        /// Why.
+        #[source]
+        source: SlidingError,
+    },
+    /// A solution that does not replay to the goal: a bug, never a result.
+    #[error("BUG: the {method} solution for {id} does not reach the goal: {solution}")]
+    WrongSolution {
+        /// The method.
+        method: String,
+        /// The instance.
+        id: String,
+        /// The moves.
+        solution: String,
+    },
+    /// A worker thread that could not start or that panicked.
+    #[error("solve worker: {0}")]
+    Worker(String),
+    /// Cube facelets that describe no cube.
+    #[error(transparent)]
+    Facelets(#[from] FaceletError),
+    /// A move sequence that cannot be read.
+    #[error(transparent)]
+    Notation(#[from] NotationError),
+    /// A sliding-puzzle board, goal or width that breaks a rule.
+    #[error(transparent)]
+    Sliding(#[from] SlidingError),
+    /// Random instances that cannot be drawn.
+    #[error(transparent)]
+    Scramble(#[from] ScrambleError),
+    /// A puzzle name not in the registry.
+    #[error(transparent)]
+    Puzzle(#[from] UnknownPuzzle),
+    /// The search failed.
+    #[error(transparent)]
+    Search(#[from] SearchError),
+    /// A heuristic could not be built.
+    #[error(transparent)]
+    Heuristic(#[from] HeuristicError),
+    /// The output folder could not be claimed or committed.
+    #[error(transparent)]
+    Folder(#[from] FolderError),
+    /// The run's config cannot be used.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Loading the oracle, or writing tables and plots, failed (those
+    /// layers still report with `anyhow`).
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+/// [`SolveError::Invalid`] from a value and a rule (`format!` arguments).
+macro_rules! invalid {
+    ($value:expr, $($rule:tt)+) => {
+        $crate::solve::error::SolveError::Invalid { value: $value.to_string(), rule: format!($($rule)+) }
+    };
+}
+pub(crate) use invalid;
