@@ -30,12 +30,10 @@ fn path_to<S>(arena: &[Node<S>], i: u32) -> Vec<MoveId> {
 /// not generated.
 pub fn breadth_first<P: Puzzle>(puzzle: &P, start: &P::State, limits: Limits, max_depth: u32) -> SearchOutcome {
     let t = Instant::now();
-    let mut out = SearchOutcome::start();
     if puzzle.is_goal(start) {
-        out.status = Status::Solved;
-        out.elapsed = t.elapsed();
-        return out;
+        return SearchOutcome::goal_at_start(t);
     }
+    let mut out = SearchOutcome::start();
     let mut arena =
         vec![Node { state: start.clone(), depth: 0, parent: u32::MAX, action: 0, recent: Recent::default() }];
     let mut seen: HashSet<P::Key> = HashSet::from([puzzle.key(start)]);

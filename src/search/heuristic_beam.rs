@@ -34,12 +34,10 @@ pub fn heuristic_beam<P: Puzzle, H: Heuristic<P> + ?Sized>(
     max_depth: u32,
 ) -> SearchOutcome {
     let t = Instant::now();
-    let mut out = SearchOutcome::start();
     if puzzle.is_goal(start) {
-        out.status = Status::Solved;
-        out.elapsed = t.elapsed();
-        return out;
+        return SearchOutcome::goal_at_start(t);
     }
+    let mut out = SearchOutcome::start();
     let width = width.max(1);
     let mut arena = vec![Node { state: start.clone(), parent: u32::MAX, action: 0, recent: Recent::default() }];
     let mut seen: HashSet<P::Key> = HashSet::from([puzzle.key(start)]);
