@@ -546,19 +546,27 @@ impl TrainConfig {
         self.puzzle.metric.map_or(Metric::Qtm, Metric::from)
     }
 
+    /// The sliding-puzzle goal the config names (`None`: the default,
+    /// blank-last).
+    ///
+    /// # Errors
+    /// A goal that cannot be read.
+    pub fn goal(&self) -> Result<Option<Goal>, ConfigError> {
+        self.puzzle
+            .goal
+            .as_ref()
+            .map(|g| {
+                g.parse::<Goal>().map_err(|e| invalid("puzzle.goal", format!("{g:?}"), format!("is not a goal: {e}")))
+            })
+            .transpose()
+    }
+
     /// The puzzle model the config names (checked by [`Self::validate`]).
     ///
     /// # Errors
     /// A sliding-puzzle goal that cannot be read or does not fit the board.
     pub fn puzzle(&self) -> Result<AnyPuzzle, ConfigError> {
-        let goal = match &self.puzzle.goal {
-            Some(g) => Some(
-                g.parse::<Goal>()
-                    .map_err(|e| invalid("puzzle.goal", format!("{g:?}"), format!("is not a goal: {e}")))?,
-            ),
-            None => None,
-        };
-        AnyPuzzle::new(self.puzzle.kind, self.metric(), goal.as_ref())
+        AnyPuzzle::new(self.puzzle.kind, self.metric(), self.goal()?.as_ref())
             .map_err(|e| invalid("puzzle.goal", format!("{:?}", self.puzzle.goal), format!("does not fit: {e}")))
     }
 

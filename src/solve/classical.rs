@@ -29,7 +29,7 @@ use crate::search::{
     Limits, Priority, SearchOutcome, Status, best_first, breadth_first, heuristic_beam, ida_star, rbfs,
 };
 use crate::sliding::Goal;
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use std::path::PathBuf;
 use std::str::FromStr;
 
@@ -356,7 +356,7 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf, SolveError> {
                 Box::new(Zero)
             };
             check_heuristic(opts.method, h.as_ref())?;
-            let bar = progress(opts.progress, cases.len());
+            let bar = super::progress_bar(opts.progress, cases.len(), "instances");
             let rows =
                 run_cases(&puzzle, &h, opts.method, &cases, opts.limits, opts.max_depth, opts.width, opts.jobs, &bar)?;
             bar.finish_and_clear();
@@ -372,7 +372,7 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf, SolveError> {
             let puzzle = Cube3Puzzle::new(opts.metric);
             let (cases, label) = input::cubes(&opts.input, &puzzle)?;
             let spec = opts.heuristic.clone().unwrap_or_else(|| "pdb".into());
-            let bar = progress(opts.progress, cases.len());
+            let bar = super::progress_bar(opts.progress, cases.len(), "instances");
             let (rows, h_name) = run_cube(opts, &spec, cache.as_deref(), &cases, &bar)?;
             bar.finish_and_clear();
             (rows, label, puzzle.name(), h_name)
@@ -390,16 +390,6 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf, SolveError> {
     let by = Producer { puzzle: puzzle_name, method: opts.method.name().to_string(), heuristic: h_label };
     write_outputs(output.dir(), opts, &by, &rows)?;
     Ok(output.commit()?)
-}
-
-fn progress(on: bool, total: usize) -> ProgressBar {
-    let bar = if on { ProgressBar::new(total as u64) } else { ProgressBar::hidden() };
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} instances, ETA {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    bar
 }
 
 fn write_outputs(

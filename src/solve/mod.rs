@@ -26,7 +26,6 @@ use crate::plot::{Chart, Series, Style};
 use crate::puzzle::{MoveId, Puzzle, replay};
 use crate::registry::{AnyPuzzle, PuzzleKind};
 use crate::search::{BeamConfig, BeamOutcome, Oracle, Status, beam_search, effective_branching_factor};
-use crate::sliding::Goal;
 use crate::statistics::pearson;
 use error::{SolveError, invalid};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -140,14 +139,15 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
                     oracle.num_moves()
                 ));
             }
-            let htm = puzzle.metric == Metric::Qtm;
+            // A QTM model's solutions are also measured in HTM, and the other way round.
+            let other_is_htm = puzzle.metric == Metric::Qtm;
             let other_len = |path: &[MoveId]| {
                 let turns: Vec<_> = path.iter().map(|&m| puzzle.turn(m)).collect();
-                if htm { notation::htm_len(&turns) } else { notation::qtm_len(&turns) }
+                if other_is_htm { notation::htm_len(&turns) } else { notation::qtm_len(&turns) }
             };
             let other = OtherMetric {
-                column: if htm { "length_htm" } else { "length_qtm" },
-                units: if htm { ("QTM", "HTM") } else { ("HTM", "QTM") },
+                column: if other_is_htm { "length_htm" } else { "length_qtm" },
+                units: if other_is_htm { ("QTM", "HTM") } else { ("HTM", "QTM") },
                 len: &other_len,
             };
             let loaded = input::cubes(&opts.input, &puzzle)?;
@@ -162,10 +162,7 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
                 ));
             }
             // The boards must share the goal the oracle was trained for.
-            let goal = match &oracle.config.puzzle.goal {
-                Some(g) => g.parse::<Goal>()?,
-                None => Goal::default(),
-            };
+            let goal = oracle.config.goal()?.unwrap_or_default();
             let (puzzle, loaded) = input::boards(&opts.input, trained.n(), Some(&goal))?;
             sweep(&puzzle, oracle, loaded, opts, None)
         }
@@ -204,13 +201,7 @@ fn sweep<P: Puzzle>(
     let run_name = opts.run_dir.file_name().map_or_else(|| "run".into(), |n| n.to_string_lossy().to_string());
     let by = Producer { puzzle: puzzle.name(), method: "beam".into(), heuristic: format!("oracle:{run_name}") };
 
-    let total = (cases.len() * opts.widths.len()) as u64;
-    let bar = if opts.progress { ProgressBar::new(total) } else { ProgressBar::hidden() };
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} solves, ETA {eta}  {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
+    let bar = progress_bar(opts.progress, cases.len() * opts.widths.len(), "solves");
     let jobs = opts.jobs.clamp(1, cases.len().max(1));
     // One oracle per worker, cloned from the one loaded.
     let mut oracles = vec![oracle; jobs];
@@ -248,6 +239,18 @@ fn sweep<P: Puzzle>(
     bar.finish_and_clear();
     tables.write(&rows, &widths, &wall_s, true)?;
     Ok(output.commit()?)
+}
+
+/// A progress bar over `total` `unit`s (hidden unless `on`), for the
+/// learned and the classical searches alike.
+pub(crate) fn progress_bar(on: bool, total: usize, unit: &str) -> ProgressBar {
+    let bar = if on { ProgressBar::new(total as u64) } else { ProgressBar::hidden() };
+    bar.set_style(
+        ProgressStyle::with_template(&format!("{{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} {unit}, ETA {{eta}}"))
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar
 }
 
 /// Searches every instance at one width, `oracles.len()` at a time, and
