@@ -198,7 +198,12 @@ fn a_run_in_use_is_locked_and_a_killed_holder_never_blocks() {
     let pid = child.id();
     let metrics = dir.join("runs/smoke/metrics.csv");
     let ckpts = dir.join("runs/smoke/checkpoints");
-    wait_for("the first checkpoint", || std::fs::read_dir(&ckpts).is_ok_and(|mut d| d.next().is_some()));
+    // A finished checkpoint, not the temporary file it is written to first
+    // (`step-N.ckpt.tmpPID` in the same folder).
+    wait_for("the first checkpoint", || {
+        std::fs::read_dir(&ckpts)
+            .is_ok_and(|d| d.filter_map(Result::ok).any(|e| e.file_name().to_string_lossy().ends_with(".ckpt")))
+    });
     for extra in [None, Some("--resume"), Some("--overwrite")] {
         let mut args = vec!["--config", cfg.as_str(), "--no-progress"];
         args.extend(extra);
