@@ -5,12 +5,69 @@
 //! time. Whole tables are written atomically with [`write_table`]. Columns
 //! are built from plain vectors ([`Col`]), so callers never touch polars.
 
-use crate::rundir::write_atomic;
-use anyhow::{Context, Result};
-use polars::prelude::{Column, CsvWriter, DataFrame, SerWriter};
+use crate::rundir::{FileError, write_atomic};
+use polars::prelude::{Column, CsvWriter, DataFrame, PolarsError, SerWriter};
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// Why a table or log could not be written or read.
+#[derive(Debug, Error)]
+pub enum TableError {
+    /// A new log where a file already is.
+    #[error("{} already exists; a new run does not write over an old log", path.display())]
+    Exists {
+        /// The log.
+        path: PathBuf,
+    },
+    /// A line of a log that cannot be continued.
+    #[error("{} line {line}: {rule}", path.display())]
+    Line {
+        /// The log.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        rule: String,
+    },
+    /// Rows whose columns are not the log's header.
+    #[error("columns {columns:?} do not match the header {header:?}")]
+    Columns {
+        /// The columns given.
+        columns: Vec<String>,
+        /// The log's header.
+        header: Vec<String>,
+    },
+    /// A column that a reader needs and the file lacks, or that is not numeric.
+    #[error("{}: column `{column}` {rule}", path.display())]
+    Column {
+        /// The file.
+        path: PathBuf,
+        /// The column.
+        column: String,
+        /// What is wrong with it.
+        rule: &'static str,
+    },
+    /// polars could not build, format or parse the table.
+    #[error("{action}")]
+    Polars {
+        /// What was being done.
+        action: String,
+        /// The cause.
+        #[source]
+        source: PolarsError,
+    },
+    /// A file-system operation failed.
+    #[error(transparent)]
+    File(#[from] FileError),
+}
+
+type Result<T, E = TableError> = std::result::Result<T, E>;
+
+fn polars(action: impl Into<String>) -> impl FnOnce(PolarsError) -> TableError {
+    move |source| TableError::Polars { action: action.into(), source }
+}
 
 /// One column of values.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,20 +100,20 @@ fn frame(columns: Vec<(&str, Col)>) -> Result<DataFrame> {
             Col::Bool(v) => Column::new(name.into(), v),
         })
         .collect();
-    DataFrame::new_infer_height(cols).context("building a table (columns of different lengths?)")
+    DataFrame::new_infer_height(cols).map_err(polars("building a table (columns of different lengths?)"))
 }
 
 fn to_csv(columns: Vec<(&str, Col)>, header: bool) -> Result<Vec<u8>> {
     let mut df = frame(columns)?;
     let mut buf = Vec::new();
-    CsvWriter::new(&mut buf).include_header(header).finish(&mut df).context("formatting CSV")?;
+    CsvWriter::new(&mut buf).include_header(header).finish(&mut df).map_err(polars("formatting CSV"))?;
     Ok(buf)
 }
 
 /// Writes a whole table to `path` atomically.
 pub fn write_table(path: &Path, columns: Vec<(&str, Col)>) -> Result<()> {
     let bytes = to_csv(columns, true)?;
-    write_atomic(path, &bytes)
+    Ok(write_atomic(path, &bytes)?)
 }
 
 /// An append-only CSV log.
@@ -71,7 +128,7 @@ impl CsvLog {
     /// a new run never writes over an old log).
     pub fn create(path: &Path, header: &[&str]) -> Result<Self> {
         if path.exists() {
-            anyhow::bail!("{} already exists; a new run does not write over an old log", path.display());
+            return Err(TableError::Exists { path: path.to_path_buf() });
         }
         write_atomic(path, format!("{}\n", header.join(",")).as_bytes())?;
         Ok(Self { path: path.to_path_buf(), header: header.iter().map(|s| s.to_string()).collect() })
@@ -87,12 +144,13 @@ impl CsvLog {
     /// row whose first field is not a step number: the message names the
     /// file and line. Nothing is written then.
     pub fn resume(path: &Path, header: &[&str], step: u64) -> Result<(Self, usize)> {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let bytes = std::fs::read(path).map_err(FileError::at("reading", path))?;
+        let line_error = |line: usize, rule: String| TableError::Line { path: path.to_path_buf(), line, rule };
         let text = match std::str::from_utf8(&bytes) {
             Ok(t) => t,
             Err(e) => {
                 let line = 1 + bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count();
-                anyhow::bail!("{} line {line}: not UTF-8 text", path.display());
+                return Err(line_error(line, "not UTF-8 text".into()));
             }
         };
         let expected = header.join(",");
@@ -104,11 +162,10 @@ impl CsvLog {
         }
         match lines.first().map(|l| l.trim_end_matches(['\n', '\r'])) {
             Some(first) if first == expected => {}
-            Some(first) => anyhow::bail!(
-                "{} line 1: header `{first}`, expected `{expected}`; refusing to mix formats",
-                path.display()
-            ),
-            None => anyhow::bail!("{} is empty (expected the header `{expected}`)", path.display()),
+            Some(first) => {
+                return Err(line_error(1, format!("header `{first}`, expected `{expected}`; refusing to mix formats")));
+            }
+            None => return Err(line_error(1, format!("the file is empty (expected the header `{expected}`)"))),
         }
         let mut kept = String::with_capacity(text.len());
         kept.push_str(&expected);
@@ -117,13 +174,14 @@ impl CsvLog {
             let line = line.trim_end_matches(['\n', '\r']);
             let first = line.split(',').next().unwrap_or("");
             let Ok(row_step) = first.parse::<u64>() else {
-                anyhow::bail!(
-                    "{} line {}: `{}` is not a step number ({} rows follow the header)",
-                    path.display(),
+                return Err(line_error(
                     i + 1,
-                    first.chars().take(40).collect::<String>(),
-                    lines.len() - 1
-                );
+                    format!(
+                        "`{}` is not a step number ({} rows follow the header)",
+                        first.chars().take(40).collect::<String>(),
+                        lines.len() - 1
+                    ),
+                ));
             };
             if row_step <= step {
                 kept.push_str(line);
@@ -150,7 +208,7 @@ impl CsvLog {
                 k += 1;
                 aside = PathBuf::from(format!("{}.before-resume{k}", path.display()));
             }
-            std::fs::rename(path, &aside).with_context(|| format!("moving {} aside", path.display()))?;
+            std::fs::rename(path, &aside).map_err(FileError::at("moving aside", path))?;
             kept = Some(aside);
         }
         Ok((Self::create(path, header)?, kept))
@@ -160,14 +218,16 @@ impl CsvLog {
     /// flushes them to disk.
     pub fn append(&mut self, columns: Vec<(&str, Col)>) -> Result<()> {
         let names: Vec<&str> = columns.iter().map(|(n, _)| *n).collect();
-        anyhow::ensure!(names == self.header, "columns {names:?} do not match the header {:?}", self.header);
+        if names != self.header {
+            return Err(TableError::Columns {
+                columns: names.iter().map(|s| s.to_string()).collect(),
+                header: self.header.clone(),
+            });
+        }
         let bytes = to_csv(columns, false)?;
-        let mut f = OpenOptions::new()
-            .append(true)
-            .open(&self.path)
-            .with_context(|| format!("opening {}", self.path.display()))?;
-        f.write_all(&bytes).with_context(|| format!("appending to {}", self.path.display()))?;
-        f.flush()?;
+        let mut f = OpenOptions::new().append(true).open(&self.path).map_err(FileError::at("opening", &self.path))?;
+        f.write_all(&bytes).map_err(FileError::at("appending to", &self.path))?;
+        f.flush().map_err(FileError::at("flushing", &self.path))?;
         Ok(())
     }
 }
@@ -179,15 +239,15 @@ pub fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<Vec<f64>>> {
         .with_has_header(true)
         .try_into_reader_with_file_path(Some(path.to_path_buf()))
         .and_then(|r| r.finish())
-        .with_context(|| format!("reading {}", path.display()))?;
+        .map_err(polars(format!("reading {}", path.display())))?;
+    let column = |column: &str, rule| TableError::Column { path: path.to_path_buf(), column: column.into(), rule };
     names
         .iter()
         .map(|&name| {
-            let col = df.column(name).with_context(|| format!("{} has no column `{name}`", path.display()))?;
-            let col = col
-                .cast(&DataType::Float64)
-                .with_context(|| format!("column `{name}` of {} is not numeric", path.display()))?;
-            Ok(col.f64()?.iter().map(|v| v.unwrap_or(f64::NAN)).collect())
+            let col = df.column(name).map_err(|_| column(name, "is missing"))?;
+            let col = col.cast(&DataType::Float64).map_err(|_| column(name, "is not numeric"))?;
+            let col = col.f64().map_err(|_| column(name, "is not numeric"))?;
+            Ok(col.iter().map(|v| v.unwrap_or(f64::NAN)).collect())
         })
         .collect()
 }

@@ -17,7 +17,7 @@
 //! old folder untouched, and the next claim of the name cleans up (or, if a
 //! crash fell between the two renames, restores) what it left.
 
-use crate::rundir::sibling;
+use crate::rundir::{FileError, sibling};
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
@@ -53,19 +53,13 @@ pub enum FolderError {
         dir: PathBuf,
     },
     /// A file-system operation failed.
-    #[error("{action} {path}")]
-    Io {
-        /// What was being done, e.g. "creating".
-        action: &'static str,
-        /// The file or folder.
-        path: PathBuf,
-        /// The cause.
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    File(#[from] FileError),
 }
 
-fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> FolderError + 'a {
-    move |source| FolderError::Io { action, path: path.to_path_buf(), source }
+fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> FolderError + use<> {
+    let at = FileError::at(action, path);
+    move |source| at(source).into()
 }
 
 /// The characters a folder name may hold.

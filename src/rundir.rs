@@ -8,9 +8,53 @@
 //! [`write_atomic`]: a temporary file in the same folder, flushed to disk,
 //! then renamed over the target.
 
-use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// A file-system operation that failed, with the path it was applied to.
+#[derive(Debug, Error)]
+#[error("{action} {}", path.display())]
+pub struct FileError {
+    /// What was being done, e.g. "creating".
+    pub action: &'static str,
+    /// The file or folder.
+    pub path: PathBuf,
+    /// The cause.
+    #[source]
+    pub source: std::io::Error,
+}
+
+impl FileError {
+    /// A `map_err` adapter: `std::fs::read(p).map_err(FileError::at("reading", p))`.
+    pub fn at(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Self + use<> {
+        let path = path.to_path_buf();
+        move |source| Self { action, path, source }
+    }
+}
+
+/// Why a run directory could not be prepared.
+#[derive(Debug, Error)]
+pub enum RunDirError {
+    /// Resuming a run that does not exist.
+    #[error("cannot resume: run directory {} does not exist", dir.display())]
+    Missing {
+        /// The run directory.
+        dir: PathBuf,
+    },
+    /// Starting a run over an existing one without leave.
+    #[error(
+        "run directory {} already exists; resume it (--resume) or replace it (--overwrite)",
+        dir.display()
+    )]
+    Exists {
+        /// The run directory.
+        dir: PathBuf,
+    },
+    /// A file-system operation failed.
+    #[error(transparent)]
+    File(#[from] FileError),
+}
 
 /// What to do when the run directory already exists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,29 +68,28 @@ pub enum Existing {
 }
 
 /// Prepares `dir` for a run. Returns `true` when an existing run is resumed.
-pub fn prepare(dir: &Path, existing: Existing) -> Result<bool> {
+///
+/// # Errors
+/// [`RunDirError::Missing`] to resume a run that is not there,
+/// [`RunDirError::Exists`] to start over one without [`Existing::Overwrite`].
+pub fn prepare(dir: &Path, existing: Existing) -> Result<bool, RunDirError> {
     let exists = dir.exists();
     match (exists, existing) {
-        (false, Existing::Resume) => {
-            bail!("cannot resume: run directory {} does not exist", dir.display())
-        }
+        (false, Existing::Resume) => Err(RunDirError::Missing { dir: dir.to_path_buf() }),
         (false, _) => {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating run directory {}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(FileError::at("creating run directory", dir))?;
             Ok(false)
         }
-        (true, Existing::Refuse) => bail!(
-            "run directory {} already exists; pass --resume to continue it or --overwrite to replace it",
-            dir.display()
-        ),
+        (true, Existing::Refuse) => Err(RunDirError::Exists { dir: dir.to_path_buf() }),
         (true, Existing::Resume) => Ok(true),
         (true, Existing::Overwrite) => {
             let aside = sibling(dir, "", ".overwritten");
             if aside.exists() {
-                std::fs::remove_dir_all(&aside).with_context(|| format!("removing {}", aside.display()))?;
+                std::fs::remove_dir_all(&aside).map_err(FileError::at("removing", &aside))?;
             }
-            std::fs::rename(dir, &aside).with_context(|| format!("moving {} aside", dir.display()))?;
-            std::fs::create_dir_all(dir).with_context(|| format!("creating run directory {}", dir.display()))?;
-            std::fs::remove_dir_all(&aside).with_context(|| format!("removing the old run {}", aside.display()))?;
+            std::fs::rename(dir, &aside).map_err(FileError::at("moving aside", dir))?;
+            std::fs::create_dir_all(dir).map_err(FileError::at("creating run directory", dir))?;
+            std::fs::remove_dir_all(&aside).map_err(FileError::at("removing the old run", &aside))?;
             Ok(false)
         }
     }
@@ -61,18 +104,21 @@ pub(crate) fn sibling(path: &Path, prefix: &str, suffix: &str) -> PathBuf {
 }
 
 /// Writes `bytes` to `path` atomically: temporary file, fsync, rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+///
+/// # Errors
+/// [`FileError`] naming the step that failed.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     if let Some(parent) = path.parent()
         && !parent.as_os_str().is_empty()
     {
-        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        std::fs::create_dir_all(parent).map_err(FileError::at("creating", parent))?;
     }
     let tmp = sibling(path, "", &format!(".tmp{}", std::process::id()));
     let written = (|| {
-        let mut f = std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        f.write_all(bytes).with_context(|| format!("writing {}", tmp.display()))?;
-        f.sync_all().with_context(|| format!("syncing {}", tmp.display()))?;
-        std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
+        let mut f = std::fs::File::create(&tmp).map_err(FileError::at("creating", &tmp))?;
+        f.write_all(bytes).map_err(FileError::at("writing", &tmp))?;
+        f.sync_all().map_err(FileError::at("syncing", &tmp))?;
+        std::fs::rename(&tmp, path).map_err(FileError::at("renaming a finished temporary file to", path))
     })();
     if written.is_err() {
         // A full disk (or any failure) leaves the old file and no partial one.

@@ -134,8 +134,8 @@ fn cli_rejects_bad_input_with_specific_messages() {
         (vec!["--run", &run, "--facelets", "UUU"], "exactly 54 characters, got 3"),
         (vec!["--run", &run, "--facelets", twisted], "a corner is twisted"),
         (vec!["--run", &run, "--scramble", "R U X"], "unknown move `X`"),
-        (vec!["--run", "no/such/run", "--scramble", "R"], "--run no/such/run: run directory does not exist"),
-        (vec!["--run", "Cargo.toml", "--scramble", "R"], "--run Cargo.toml is a file"),
+        (vec!["--run", "no/such/run", "--scramble", "R"], "no/such/run is not a run directory: it does not exist"),
+        (vec!["--run", "Cargo.toml", "--scramble", "R"], "Cargo.toml is not a run directory: it is a file"),
         (vec!["--run", &run, "--scramble", "R", "--label", "../checkpoints"], "is not a folder name"),
         (
             vec!["--method", "astar", "--puzzle", "puzzle8", "--board", "-1 2 3 / 4 5 6 / 7 8 0"],

@@ -73,7 +73,7 @@ fn main() -> ExitCode {
             max_steps_this_leg: args.max_steps,
             fresh_logs: args.fresh_logs,
         };
-        training::run(&cfg, &opts)
+        Ok(training::run(&cfg, &opts)?)
     });
     match result {
         Ok(o) if o.stopped_early && args.max_steps.is_none() => ExitCode::from(130),

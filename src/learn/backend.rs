@@ -7,11 +7,14 @@
 //! the GPU driver's Vulkan loader at run time).
 
 use crate::learn::config::{DeviceKind, Precision};
-use anyhow::Result;
+use crate::learn::error::LearnError;
 use burn::tensor::{Device, FloatDType};
 
 /// The device for `kind`, or an error explaining how to get it.
-pub fn device(kind: DeviceKind) -> Result<Device> {
+///
+/// # Errors
+/// [`LearnError::NoGpu`] for the GPU in a CPU-only build.
+pub fn device(kind: DeviceKind) -> Result<Device, LearnError> {
     match kind {
         DeviceKind::Cpu => Ok(Device::flex()),
         DeviceKind::Gpu => gpu(),
@@ -23,7 +26,10 @@ pub fn device(kind: DeviceKind) -> Result<Device> {
 /// The float type is fixed per device for the whole process, so this must
 /// run before the first tensor on that device is made; asking for a float
 /// type other than the one already fixed is an error.
-pub fn device_with(kind: DeviceKind, precision: Precision) -> Result<Device> {
+///
+/// # Errors
+/// [`LearnError::Precision`] for a float type the backend lacks.
+pub fn device_with(kind: DeviceKind, precision: Precision) -> Result<Device, LearnError> {
     let mut dev = device(kind)?;
     let dtype = match precision {
         Precision::F32 => FloatDType::F32,
@@ -34,27 +40,18 @@ pub fn device_with(kind: DeviceKind, precision: Precision) -> Result<Device> {
     if dev.settings().float_dtype == dtype {
         return Ok(dev);
     }
-    dev.configure(dtype).map_err(|_| {
-        anyhow::anyhow!(
-            "`backend.precision` ({}): the {} backend does not support this float type; use \"f32\"",
-            precision.name(),
-            kind.name()
-        )
-    })?;
+    dev.configure(dtype).map_err(|_| LearnError::Precision { precision: precision.name(), device: kind.name() })?;
     Ok(dev)
 }
 
 #[cfg(feature = "gpu")]
-fn gpu() -> Result<Device> {
+fn gpu() -> Result<Device, LearnError> {
     Ok(Device::vulkan(Default::default()))
 }
 
 #[cfg(not(feature = "gpu"))]
-fn gpu() -> Result<Device> {
-    anyhow::bail!(
-        "the GPU (`backend.device = \"gpu\"` or `solve --device gpu`) needs a binary built with `--features gpu`; \
-         this build has the CPU backend only"
-    )
+fn gpu() -> Result<Device, LearnError> {
+    Err(LearnError::NoGpu)
 }
 
 /// A one-line description of the device for logs and `meta.json`.

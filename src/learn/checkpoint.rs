@@ -10,10 +10,42 @@
 //! `step-<8 digits>.ckpt` in `checkpoints/`; the newest is the latest.
 
 use crate::checksum::fnv1a;
-use crate::rundir::write_atomic;
-use anyhow::{Context, Result, bail};
+use crate::learn::error::LearnError;
+use crate::rundir::{FileError, write_atomic};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// What is wrong with the bytes of a checkpoint.
+#[derive(Debug, Error)]
+pub enum CheckpointError {
+    /// Not the format's magic bytes.
+    #[error("not a cube-oracle checkpoint (bad magic bytes)")]
+    BadMagic,
+    /// The checksum does not match the contents.
+    #[error("checksum mismatch: the file is corrupt or truncated")]
+    Checksum,
+    /// A format version this build cannot read.
+    #[error("checkpoint format version {found} is not supported (expected {VERSION})")]
+    Version {
+        /// The version in the file.
+        found: u32,
+    },
+    /// The file ends before or inside a section.
+    #[error("truncated {where_} the {section} section")]
+    Truncated {
+        /// `before` or `inside`.
+        where_: &'static str,
+        /// The section.
+        section: &'static str,
+    },
+    /// The loop state is not valid JSON.
+    #[error("the loop state is not valid JSON ({0})")]
+    State(serde_json::Error),
+    /// The snapshot is not a whole number of `f32`s.
+    #[error("the snapshot section is not a whole number of f32 values")]
+    Snapshot,
+}
 
 const MAGIC: &[u8; 16] = b"CUBEORACLE-CKPT\0";
 const VERSION: u32 = 1;
@@ -88,8 +120,13 @@ pub fn file_name(step: u64) -> String {
 
 /// Writes a checkpoint atomically into `dir`, keeping the newest `keep`
 /// checkpoint files. Returns its path.
-pub fn save(dir: &Path, ck: &Checkpoint, keep: usize) -> Result<PathBuf> {
-    let header = serde_json::to_vec(&ck.state)?;
+///
+/// # Errors
+/// [`LearnError::File`] naming the file that could not be written or removed.
+pub fn save(dir: &Path, ck: &Checkpoint, keep: usize) -> Result<PathBuf, LearnError> {
+    let path = dir.join(file_name(ck.state.step));
+    let header = serde_json::to_vec(&ck.state)
+        .map_err(|e| LearnError::Checkpoint { path: path.clone(), reason: CheckpointError::State(e) })?;
     let snapshot: Vec<u8> = ck.snapshot.iter().flat_map(|x| x.to_le_bytes()).collect();
     let mut out = Vec::with_capacity(64 + header.len() + ck.model.len() + ck.optimizer.len() + snapshot.len());
     out.extend_from_slice(MAGIC);
@@ -100,12 +137,11 @@ pub fn save(dir: &Path, ck: &Checkpoint, keep: usize) -> Result<PathBuf> {
     }
     let sum = fnv1a(&out);
     out.extend_from_slice(&sum.to_le_bytes());
-    let path = dir.join(file_name(ck.state.step));
     write_atomic(&path, &out)?;
     let mut all = list(dir)?;
     while all.len() > keep.max(1) {
         let (_, old) = all.remove(0);
-        std::fs::remove_file(&old).with_context(|| format!("removing old checkpoint {}", old.display()))?;
+        std::fs::remove_file(&old).map_err(FileError::at("removing old checkpoint", &old))?;
     }
     Ok(path)
 }
@@ -113,19 +149,19 @@ pub fn save(dir: &Path, ck: &Checkpoint, keep: usize) -> Result<PathBuf> {
 /// Writes a copy of the checkpoint `src` without its optimiser state into
 /// `dir` (same file name), for inference and shipping: `solve` loads it,
 /// `train --resume` refuses it. Returns the new file's path.
-pub fn save_weights_only(src: &Path, dir: &Path) -> Result<PathBuf> {
+pub fn save_weights_only(src: &Path, dir: &Path) -> Result<PathBuf, LearnError> {
     let mut ck = load(src)?;
     ck.optimizer.clear();
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(FileError::at("creating", dir))?;
     save(dir, &ck, usize::MAX)
 }
 
 /// Checkpoints in `dir`, oldest first, as `(step, path)`.
-pub fn list(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
+pub fn list(dir: &Path) -> Result<Vec<(u64, PathBuf)>, FileError> {
     let mut v = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else { return Ok(v) };
     for e in entries {
-        let path = e?.path();
+        let path = e.map_err(FileError::at("listing", dir))?.path();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if let Some(step) =
             name.strip_prefix("step-").and_then(|s| s.strip_suffix(".ckpt")).and_then(|s| s.parse().ok())
@@ -138,14 +174,14 @@ pub fn list(dir: &Path) -> Result<Vec<(u64, PathBuf)>> {
 }
 
 /// The newest checkpoint in `dir`.
-pub fn latest(dir: &Path) -> Result<PathBuf> {
-    list(dir)?.pop().map(|(_, p)| p).with_context(|| format!("no checkpoint (step-*.ckpt) found in {}", dir.display()))
+pub fn latest(dir: &Path) -> Result<PathBuf, LearnError> {
+    list(dir)?.pop().map(|(_, p)| p).ok_or_else(|| LearnError::NoCheckpoint { dir: dir.to_path_buf() })
 }
 
 /// Reads and verifies a checkpoint file.
-pub fn load(path: &Path) -> Result<Checkpoint> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read checkpoint {}", path.display()))?;
-    decode(&bytes).with_context(|| format!("checkpoint {} is unusable", path.display()))
+pub fn load(path: &Path) -> Result<Checkpoint, LearnError> {
+    let bytes = std::fs::read(path).map_err(FileError::at("cannot read checkpoint", path))?;
+    decode(&bytes).map_err(|reason| LearnError::Checkpoint { path: path.to_path_buf(), reason })
 }
 
 /// Decodes and verifies checkpoint bytes (what [`load`] does after reading
@@ -154,36 +190,36 @@ pub fn load(path: &Path) -> Result<Checkpoint> {
 /// # Errors
 /// Bad magic bytes, a checksum mismatch, an unknown version or a
 /// malformed section.
-pub fn decode(bytes: &[u8]) -> Result<Checkpoint> {
+pub fn decode(bytes: &[u8]) -> Result<Checkpoint, CheckpointError> {
     if bytes.len() < MAGIC.len() + 4 + 8 || &bytes[..MAGIC.len()] != MAGIC {
-        bail!("not a cube-oracle checkpoint (bad magic bytes)");
+        return Err(CheckpointError::BadMagic);
     }
     let (body, sum) = bytes.split_at(bytes.len() - 8);
     let stored = u64::from_le_bytes(sum.try_into().expect("8 bytes"));
     if fnv1a(body) != stored {
-        bail!("checksum mismatch: the file is corrupt or truncated");
+        return Err(CheckpointError::Checksum);
     }
     let version = u32::from_le_bytes(body[16..20].try_into().expect("4 bytes"));
     if version != VERSION {
-        bail!("checkpoint format version {version} is not supported (expected {VERSION})");
+        return Err(CheckpointError::Version { found: version });
     }
     let mut rest = &body[20..];
     let mut sections = Vec::with_capacity(4);
     for name in ["state", "model", "optimizer", "snapshot"] {
         if rest.len() < 8 {
-            bail!("truncated before the {name} section");
+            return Err(CheckpointError::Truncated { where_: "before", section: name });
         }
         let len = u64::from_le_bytes(rest[..8].try_into().expect("8 bytes")) as usize;
         rest = &rest[8..];
         if rest.len() < len {
-            bail!("truncated inside the {name} section");
+            return Err(CheckpointError::Truncated { where_: "inside", section: name });
         }
         sections.push(rest[..len].to_vec());
         rest = &rest[len..];
     }
-    let state: LoopState = serde_json::from_slice(&sections[0]).context("the loop state is not valid JSON")?;
+    let state: LoopState = serde_json::from_slice(&sections[0]).map_err(CheckpointError::State)?;
     if sections[3].len() % 4 != 0 {
-        bail!("the snapshot section is not a whole number of f32 values");
+        return Err(CheckpointError::Snapshot);
     }
     let snapshot = sections[3].chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
     let optimizer = sections.remove(2);

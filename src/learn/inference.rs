@@ -8,10 +8,10 @@
 use crate::learn::backend;
 use crate::learn::checkpoint;
 use crate::learn::config::{DeviceKind, TrainConfig};
+use crate::learn::error::LearnError;
 use crate::learn::model::PolicyNet;
 use crate::learn::model::load_for_inference;
 use crate::search::{Oracle, OracleError};
-use anyhow::Result;
 use burn::module::Module;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
@@ -39,12 +39,17 @@ impl NetOracle {
     /// the run was trained on: beam search sends one small batch per depth,
     /// which the CPU answers faster than a round trip to the GPU (measured
     /// in docs/gpu.md), and a checkpoint loads on either.
-    pub fn load(run_dir: &Path, checkpoint: Option<&Path>, device: Option<DeviceKind>) -> Result<Self> {
+    ///
+    /// # Errors
+    /// A path that is no run directory, an unusable config or checkpoint,
+    /// or a device this build lacks.
+    pub fn load(run_dir: &Path, checkpoint: Option<&Path>, device: Option<DeviceKind>) -> Result<Self, LearnError> {
         if run_dir.is_file() {
-            anyhow::bail!("--run {} is a file; give the run's directory (it holds config.toml)", run_dir.display());
+            let rule = "it is a file; give the run's directory (it holds config.toml)";
+            return Err(LearnError::NotARun { dir: run_dir.to_path_buf(), rule });
         }
         if !run_dir.is_dir() {
-            anyhow::bail!("--run {}: run directory does not exist", run_dir.display());
+            return Err(LearnError::NotARun { dir: run_dir.to_path_buf(), rule: "it does not exist" });
         }
         let config = TrainConfig::load(&run_dir.join("config.toml"))?;
         let path = match checkpoint {

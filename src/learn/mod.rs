@@ -4,8 +4,9 @@
 //! policy network, and loading weights from a checkpoint), [`backend`]
 //! (CPU or GPU device), [`checkpoint`] (the checksummed file format),
 //! [`training`] (the loop, resume, Ctrl-C, export), [`diagnostics`] and
-//! [`report`] (what a run writes besides its logs), and [`inference`] (a
-//! trained run as a search [`Oracle`](crate::search::Oracle)).
+//! [`report`] (what a run writes besides its logs), [`inference`] (a
+//! trained run as a search [`Oracle`](crate::search::Oracle)), and
+//! [`error`] (the layer's typed errors).
 //!
 //! Architecture invariant: inference imports the model and the checkpoint
 //! format, never the training loop; puzzle, heuristic and search code never
@@ -16,6 +17,7 @@ pub mod checkpoint;
 pub mod config;
 pub mod data;
 pub mod diagnostics;
+pub mod error;
 pub mod inference;
 pub mod leg;
 pub mod model;

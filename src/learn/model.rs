@@ -14,7 +14,7 @@
 
 use super::checkpoint;
 use crate::learn::config::{ModelSection, Norm, TrainConfig};
-use anyhow::{Context, Result};
+use crate::learn::error::LearnError;
 use burn::module::Module;
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig};
 use burn::store::ModuleRecord;
@@ -136,14 +136,16 @@ pub fn forward_macs(cfg: &ModelSection, inputs: usize, moves: usize) -> usize {
     total + cfg.residual_blocks * 2 * width * width + width * moves
 }
 
-pub(crate) fn load_model(model: PolicyNet, bytes: Vec<u8>) -> Result<PolicyNet> {
+pub(crate) fn load_model(model: PolicyNet, bytes: Vec<u8>, what: &str) -> Result<PolicyNet, LearnError> {
     // Cast to the module's float type: a record always holds floats we
     // wrote, and burn panics (rather than erring) on a record whose tensor
     // claims another type (found by tests/fuzz.rs with a repaired checksum).
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes))
-        .map_err(|e| anyhow::anyhow!("its model section is not a model record this build can read ({e})"))?
+        .map_err(|e| {
+            LearnError::record(what)(format!("its model section is not a model record this build can read ({e})"))
+        })?
         .cast_to_module_dtype();
-    model.try_load_record(record).map_err(|e| anyhow::anyhow!("{}", explain_mismatch(&e.to_string())))
+    model.try_load_record(record).map_err(|e| LearnError::record(what)(explain_mismatch(&e.to_string())))
 }
 
 /// Words for burn's record-validation message, which quotes one entry per
@@ -184,9 +186,12 @@ fn explain_mismatch(message: &str) -> String {
 }
 
 /// Loads a model for inference from a checkpoint file.
-pub fn load_for_inference(cfg: &TrainConfig, path: &Path, device: &Device) -> Result<PolicyNet> {
+///
+/// # Errors
+/// An unusable checkpoint, or weights that do not fit `cfg`'s model.
+pub fn load_for_inference(cfg: &TrainConfig, path: &Path, device: &Device) -> Result<PolicyNet, LearnError> {
     let ck = checkpoint::load(path)?;
-    model_from_bytes(cfg, ck.model, device).with_context(|| format!("loading the model from {}", path.display()))
+    fit(cfg, ck.model, device, &format!("loading the model from {}", path.display()))
 }
 
 /// The model `cfg` describes with the weights of a checkpoint's model
@@ -195,10 +200,15 @@ pub fn load_for_inference(cfg: &TrainConfig, path: &Path, device: &Device) -> Re
 /// # Errors
 /// Bytes that are not a model record, or a record of another shape (the
 /// message names the first differing tensor and both shapes).
-pub fn model_from_bytes(cfg: &TrainConfig, model_bytes: Vec<u8>, device: &Device) -> Result<PolicyNet> {
+pub fn model_from_bytes(cfg: &TrainConfig, model_bytes: Vec<u8>, device: &Device) -> Result<PolicyNet, LearnError> {
+    fit(cfg, model_bytes, device, "loading a checkpoint's model section")
+}
+
+/// [`model_from_bytes`], saying `what` is being loaded in its message.
+fn fit(cfg: &TrainConfig, model_bytes: Vec<u8>, device: &Device, what: &str) -> Result<PolicyNet, LearnError> {
     let puzzle = cfg.puzzle()?;
     let model = PolicyNet::new(&cfg.model, puzzle.encoded_len(), puzzle.num_moves(), device);
-    load_model(model, model_bytes)
+    load_model(model, model_bytes, what)
 }
 
 #[cfg(test)]

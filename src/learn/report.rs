@@ -8,14 +8,16 @@ use crate::csvlog::{Col, CsvLog, read_columns, write_table};
 use crate::learn::backend;
 use crate::learn::config::TrainConfig;
 use crate::learn::data::{Batch, BatchSpec, for_each_sample};
+use crate::learn::error::LearnError;
 use crate::learn::model::{forward_macs, parameter_count};
 use crate::plot::{Chart, Series, Style};
 use crate::puzzle::Puzzle;
 use crate::rundir::{dependency_versions, git_revision, write_atomic};
-use anyhow::Result;
 use serde_json::json;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
+
+type Result<T, E = LearnError> = std::result::Result<T, E>;
 
 fn unix_now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
@@ -75,7 +77,8 @@ impl Meta {
         v["complete"] = json!(complete);
         v["updated_unix"] = json!(unix_now());
         v["legs"] = json!(legs);
-        write_atomic(&path, serde_json::to_string_pretty(&v)?.as_bytes())
+        // `{:#}` is serde_json's pretty form, which cannot fail for a Value.
+        Ok(write_atomic(&path, format!("{v:#}").as_bytes())?)
     }
 }
 
@@ -119,7 +122,8 @@ pub(super) fn log_eval(
         ("kl_target_prediction", Col::F64(vec![pred.kl_target(&set.labels)])),
         ("kl_marginal_uniform", Col::F64(vec![pred.kl_marginal_uniform()])),
         ("kl_previous_snapshot", Col::F64(vec![snapshot_kl])),
-    ])
+    ])?;
+    Ok(())
 }
 
 /// End-of-run diagnostics into `diagnostics/`, with their plots.
@@ -260,7 +264,7 @@ pub(super) fn diagnostics<P: Puzzle>(
         "mean_certainty": mean_certainty,
         "held_out_states": set.len(),
     });
-    write_atomic(&out.join("summary.json"), serde_json::to_string_pretty(&summary)?.as_bytes())
+    Ok(write_atomic(&out.join("summary.json"), format!("{summary:#}").as_bytes())?)
 }
 
 /// Curves from the CSV logs into `plots/`.

@@ -18,12 +18,12 @@ use crate::csvlog::{Col, CsvLog};
 use crate::learn::backend;
 use crate::learn::config::{DeviceKind, Schedule, TrainConfig};
 use crate::learn::data::{self, Batch, BatchSpec, BatchStream};
+use crate::learn::error::LearnError;
 use crate::learn::model::{PolicyNet, forward_macs, parameter_count};
 use crate::puzzle::Puzzle;
 use crate::registry::{AnyPuzzle, PuzzleVisitor};
-use crate::rundir::{self, write_atomic};
+use crate::rundir::{self, FileError, write_atomic};
 use crate::scramble::ScrambleError;
-use anyhow::{Context, Result, bail};
 use burn::module::Module;
 use burn::optim::grad_clipping::GradientClippingConfig;
 use burn::optim::{AdamConfig, AdamWConfig, GradientsParams, ModuleOptimizer, decay::WeightDecayConfig};
@@ -33,6 +33,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+
+type Result<T, E = LearnError> = std::result::Result<T, E>;
 
 /// Held while a run seeds the device generators and draws its initial weights.
 static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -53,29 +55,29 @@ const EVAL_CHUNK: usize = 4096;
 /// Adam). Refuses an existing `to`. Returns the exported checkpoint's path.
 pub fn export_weights(run_dir: &Path, to: &Path) -> Result<PathBuf> {
     if !run_dir.join("config.toml").is_file() {
-        bail!("{} is not a run directory (no config.toml)", run_dir.display());
+        return Err(LearnError::NotARun { dir: run_dir.to_path_buf(), rule: "it has no config.toml" });
     }
     if to.exists() {
-        bail!("{} already exists; give a new directory to export into", to.display());
+        return Err(LearnError::ExportExists { path: to.to_path_buf() });
     }
     let newest = checkpoint::latest(&run_dir.join("checkpoints"))?;
     copy_tree(run_dir, to, &["checkpoints", "solve"])?;
     checkpoint::save_weights_only(&newest, &to.join("checkpoints"))
 }
 
-fn copy_tree(from: &Path, to: &Path, skip: &[&str]) -> Result<()> {
-    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
-    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
-        let entry = entry?;
+fn copy_tree(from: &Path, to: &Path, skip: &[&str]) -> std::result::Result<(), FileError> {
+    std::fs::create_dir_all(to).map_err(FileError::at("creating", to))?;
+    for entry in std::fs::read_dir(from).map_err(FileError::at("reading", from))? {
+        let entry = entry.map_err(FileError::at("reading", from))?;
         let name = entry.file_name();
         if skip.iter().any(|s| name == *s) {
             continue;
         }
         let (src, dst) = (entry.path(), to.join(&name));
-        if entry.file_type()?.is_dir() {
+        if entry.file_type().map_err(FileError::at("reading", &src))?.is_dir() {
             copy_tree(&src, &dst, &[])?;
         } else {
-            std::fs::copy(&src, &dst).with_context(|| format!("copying {} to {}", src.display(), dst.display()))?;
+            std::fs::copy(&src, &dst).map_err(FileError::at("copying a file to", &dst))?;
         }
     }
     Ok(())
@@ -243,8 +245,9 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         let cpu = backend::device(DeviceKind::Cpu)?;
         cpu.seed(cfg.run.seed);
         let init = PolicyNet::new(&cfg.model, inputs, moves, &cpu);
-        let bytes = init.into_record().into_bytes().map_err(|e| anyhow::anyhow!("serialising the model: {e}"))?;
-        model = load_model(model, bytes.to_vec()).context("moving the initial weights to the device")?;
+        let bytes =
+            init.into_record().into_bytes().map_err(|e| LearnError::record("serialising the model")(e.to_string()))?;
+        model = load_model(model, bytes.to_vec(), "moving the initial weights to the device")?;
     }
     drop(model.valid());
     drop(init_guard);
@@ -264,16 +267,12 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         let path = checkpoint::latest(&ckpt_dir)?;
         let ck = checkpoint::load(&path)?;
         if ck.optimizer.is_empty() {
-            bail!(
-                "cannot resume from {}: it holds the weights only (written by `train --export-weights`); \
-                 `solve` can use it, but training needs a checkpoint with the optimiser state",
-                path.display()
-            );
+            return Err(LearnError::WeightsOnly { path });
         }
-        model = load_model(model, ck.model).with_context(|| format!("loading the model from {}", path.display()))?;
-        optim = optim
-            .from_bytes(Bytes::from_bytes_vec(ck.optimizer))
-            .map_err(|e| anyhow::anyhow!("loading the optimiser state from {}: {e}", path.display()))?;
+        model = load_model(model, ck.model, &format!("loading the model from {}", path.display()))?;
+        optim = optim.from_bytes(Bytes::from_bytes_vec(ck.optimizer)).map_err(|e| {
+            LearnError::record(format!("loading the optimiser state from {}", path.display()))(e.to_string())
+        })?;
         state = ck.state;
         snapshot = ck.snapshot;
         eprintln!("resuming {} from step {} ({})", dir.display(), state.step, path.display());
@@ -317,7 +316,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         state.elapsed_s = elapsed_before + leg_start.elapsed().as_secs_f64();
         state.window.add(loss, correct, n as u64);
         if !loss.is_finite() {
-            bail!("the loss became {loss} at step {}; lower optim.lr or enable optim.grad_clip", state.step);
+            return Err(LearnError::Diverged { loss, step: state.step });
         }
 
         let last = state.step == total;
@@ -390,7 +389,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
 /// kept beside it).
 fn open_log(dir: &Path, file: &str, header: &[&str], resume_at: Option<u64>, fresh: bool) -> Result<CsvLog> {
     let path = dir.join(file);
-    let Some(step) = resume_at else { return CsvLog::create(&path, header) };
+    let Some(step) = resume_at else { return Ok(CsvLog::create(&path, header)?) };
     match CsvLog::resume(&path, header, step) {
         Ok((log, dropped)) => {
             if dropped > 0 {
@@ -404,15 +403,12 @@ fn open_log(dir: &Path, file: &str, header: &[&str], resume_at: Option<u64>, fre
             eprintln!("{file}: {e:#}: started afresh (--fresh-logs){kept}");
             Ok(log)
         }
-        Err(e) => Err(e.context(format!(
-            "cannot resume the log {file}; pass --fresh-logs to start unreadable logs afresh (the old files are kept)"
-        ))),
+        Err(source) => Err(LearnError::Log { file: file.to_string(), source }),
     }
 }
 
 fn check_same_run(cfg: &TrainConfig, config_path: &Path) -> Result<()> {
-    let saved = TrainConfig::load(config_path)
-        .with_context(|| format!("reading the run's config {}", config_path.display()))?;
+    let saved = TrainConfig::load(config_path)?;
     let sections: [(&str, bool); 6] = [
         ("run", saved.run == cfg.run),
         ("puzzle", saved.puzzle == cfg.puzzle),
@@ -421,13 +417,8 @@ fn check_same_run(cfg: &TrainConfig, config_path: &Path) -> Result<()> {
         ("optim", saved.optim == cfg.optim),
         ("backend", saved.backend.device == cfg.backend.device),
     ];
-    if let Some((name, _)) = sections.iter().find(|(_, same)| !same) {
-        bail!(
-            "cannot resume {}: section [{name}] of the given config differs from the run's {}; \
-             only [train] (length and cadences) may change between legs",
-            cfg.run_dir().display(),
-            config_path.display()
-        );
+    if let Some(&(section, _)) = sections.iter().find(|(_, same)| !same) {
+        return Err(LearnError::ConfigChanged { dir: cfg.run_dir(), section, saved: config_path.to_path_buf() });
     }
     Ok(())
 }
@@ -441,9 +432,12 @@ fn save_checkpoint(
 ) -> Result<PathBuf> {
     // `valid()` first folds the batch-norm running statistics' pending
     // update into their value; a plain record would be one update behind.
-    let model_bytes =
-        model.valid().into_record().into_bytes().map_err(|e| anyhow::anyhow!("serialising the model: {e}"))?;
-    let optim_bytes = optim.into_bytes().map_err(|e| anyhow::anyhow!("serialising the optimiser: {e}"))?;
+    let model_bytes = model
+        .valid()
+        .into_record()
+        .into_bytes()
+        .map_err(|e| LearnError::record("serialising the model")(e.to_string()))?;
+    let optim_bytes = optim.into_bytes().map_err(|e| LearnError::record("serialising the optimiser")(e.to_string()))?;
     let ck = Checkpoint {
         state: state.clone(),
         model: model_bytes.to_vec(),
@@ -489,7 +483,7 @@ pub fn evaluate(model: &PolicyNet, device: &Device, set: &Batch, moves: usize, i
             device,
         );
         let lp = log_softmax(net.forward(x), 1).into_data().convert::<f32>();
-        log_probs.extend(lp.try_to_vec::<f32>().map_err(|e| anyhow::anyhow!("reading predictions: {e}"))?);
+        log_probs.extend(lp.try_to_vec::<f32>().map_err(|e| LearnError::Predictions(format!("{e:?}")))?);
     }
     let probs = log_probs.iter().map(|&l| l.exp()).collect();
     Ok(Evaluation { probs, log_probs })

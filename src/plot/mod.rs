@@ -6,12 +6,33 @@
 //! with DejaVu Sans compiled into the binary (see `DejaVuSans-LICENSE.txt`),
 //! so no system font is needed.
 
-use anyhow::{Result, anyhow};
+use crate::rundir::{FileError, write_atomic};
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Once;
+use thiserror::Error;
+
+/// Why a chart could not be saved.
+#[derive(Debug, Error)]
+pub enum PlotError {
+    /// plotters could not draw or encode the picture.
+    #[error("drawing {}: {message}", path.display())]
+    Draw {
+        /// The picture being drawn.
+        path: PathBuf,
+        /// plotters' message (its error type is generic over the backend).
+        message: String,
+    },
+    /// A file-system operation failed.
+    #[error(transparent)]
+    File(#[from] FileError),
+}
+
+fn draw_error<E: std::fmt::Display>(path: &Path) -> impl FnOnce(E) -> PlotError + '_ {
+    move |e| PlotError::Draw { path: path.to_path_buf(), message: e.to_string() }
+}
 
 const FONT: &[u8] = include_bytes!("DejaVuSans.ttf");
 static REGISTER: Once = Once::new();
@@ -100,20 +121,24 @@ impl Chart {
     /// Writes `<stem>.png` and `<stem>.svg`, each atomically (drawn to a
     /// temporary file or string, then renamed into place), so a killed job
     /// never leaves half a picture.
-    pub fn save(&self, stem: &Path) -> Result<()> {
+    ///
+    /// # Errors
+    /// [`PlotError`] naming the picture or file that failed.
+    pub fn save(&self, stem: &Path) -> Result<(), PlotError> {
         register_font();
         if let Some(parent) = stem.parent() {
-            std::fs::create_dir_all(parent)?;
+            std::fs::create_dir_all(parent).map_err(FileError::at("creating", parent))?;
         }
         let png = stem.with_extension("png");
         let svg = stem.with_extension("svg");
         let tmp = stem.with_extension(format!("partial-{}.png", std::process::id()));
         let drawn = (|| {
             let root = BitMapBackend::new(&tmp, (960, 640)).into_drawing_area();
-            self.draw(&root).map_err(|e| anyhow!("drawing {}: {e}", png.display()))?;
-            root.present().map_err(|e| anyhow!("writing {}: {e}", png.display()))?;
+            self.draw(&root).map_err(draw_error(&png))?;
+            root.present().map_err(draw_error(&png))?;
             drop(root);
-            std::fs::rename(&tmp, &png).map_err(|e| anyhow!("renaming {} to {}: {e}", tmp.display(), png.display()))
+            std::fs::rename(&tmp, &png)
+                .map_err(|e| PlotError::from(FileError::at("renaming a finished picture to", &png)(e)))
         })();
         if drawn.is_err() {
             let _ = std::fs::remove_file(&tmp);
@@ -122,10 +147,10 @@ impl Chart {
         let mut text = String::new();
         {
             let root = SVGBackend::with_string(&mut text, (960, 640)).into_drawing_area();
-            self.draw(&root).map_err(|e| anyhow!("drawing {}: {e}", svg.display()))?;
-            root.present().map_err(|e| anyhow!("drawing {}: {e}", svg.display()))?;
+            self.draw(&root).map_err(draw_error(&svg))?;
+            root.present().map_err(draw_error(&svg))?;
         }
-        crate::rundir::write_atomic(&svg, text.as_bytes())
+        Ok(write_atomic(&svg, text.as_bytes())?)
     }
 
     fn bounds(&self) -> ((f64, f64), (f64, f64)) {

@@ -3,12 +3,16 @@
 //! rule it breaks; the errors of the layers below (puzzle parsing, search,
 //! heuristics, output folders) pass through with their own types.
 
+use crate::csvlog::TableError;
 use crate::cube3::FaceletError;
 use crate::cube3::notation::NotationError;
 use crate::folder::FolderError;
 use crate::heuristics::HeuristicError;
 use crate::learn::config::ConfigError;
+use crate::learn::error::LearnError;
+use crate::plot::PlotError;
 use crate::registry::UnknownPuzzle;
+use crate::rundir::FileError;
 use crate::scramble::ScrambleError;
 use crate::search::SearchError;
 use crate::sliding::SlidingError;
@@ -37,7 +41,7 @@ pub enum SolveError {
         rule: String,
     },
     /// A test-set file that cannot be read.
-    #[error("reading test set {}: {source}", path.display())]
+    #[error("reading test set {}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
@@ -95,10 +99,18 @@ pub enum SolveError {
     /// The run's config cannot be used.
     #[error(transparent)]
     Config(#[from] ConfigError),
-    /// Loading the oracle, or writing tables and plots, failed (those
-    /// layers still report with `anyhow`).
+    /// The oracle could not be loaded.
     #[error(transparent)]
-    Other(#[from] anyhow::Error),
+    Learn(#[from] LearnError),
+    /// A table could not be written.
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// A plot could not be saved.
+    #[error(transparent)]
+    Plot(#[from] PlotError),
+    /// A file-system operation failed.
+    #[error(transparent)]
+    File(#[from] FileError),
 }
 
 /// [`SolveError::Invalid`] from a value and a rule (`format!` arguments).

@@ -1,0 +1,144 @@
+//! [`LearnError`]: why training, exporting or loading a trained oracle
+//! failed. A rule the request breaks names the value (a path, a config
+//! section, a step) and the rule; the errors of the layers below (config,
+//! scrambles, files, tables, plots, folders) pass through with their own
+//! types, so the binaries print the whole chain of causes.
+
+use crate::csvlog::TableError;
+use crate::folder::FolderError;
+use crate::learn::checkpoint::CheckpointError;
+use crate::learn::config::ConfigError;
+use crate::plot::PlotError;
+use crate::rundir::{FileError, RunDirError};
+use crate::scramble::ScrambleError;
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// Why training, exporting or loading an oracle failed.
+#[derive(Debug, Error)]
+pub enum LearnError {
+    /// A path given as a run directory that is not one.
+    #[error("{} is not a run directory: {rule}", dir.display())]
+    NotARun {
+        /// The path given.
+        dir: PathBuf,
+        /// Why not.
+        rule: &'static str,
+    },
+    /// An export target that already exists.
+    #[error("{} already exists; give a new directory to export into", path.display())]
+    ExportExists {
+        /// The target.
+        path: PathBuf,
+    },
+    /// A run with no checkpoint to load.
+    #[error("no checkpoint (step-*.ckpt) found in {}", dir.display())]
+    NoCheckpoint {
+        /// The checkpoint folder.
+        dir: PathBuf,
+    },
+    /// A checkpoint file that cannot be used.
+    #[error("checkpoint {} is unusable: {reason}", path.display())]
+    Checkpoint {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: CheckpointError,
+    },
+    /// Resuming training from a checkpoint that holds the weights only.
+    #[error(
+        "cannot resume from {}: it holds the weights only (an exported checkpoint); it can be solved \
+         with, but training needs a checkpoint with the optimiser state",
+        path.display()
+    )]
+    WeightsOnly {
+        /// The checkpoint.
+        path: PathBuf,
+    },
+    /// Model or optimiser weights that do not fit, or cannot be
+    /// (de)serialised.
+    #[error("{what}: {message}")]
+    Record {
+        /// What was being done, with the file when there is one.
+        what: String,
+        /// burn's message, put in words where it can be.
+        message: String,
+    },
+    /// A float type the backend lacks.
+    #[error("`backend.precision` = {precision:?}: the {device} backend does not support this float type; use \"f32\"")]
+    Precision {
+        /// The precision asked for.
+        precision: &'static str,
+        /// The backend.
+        device: &'static str,
+    },
+    /// The GPU asked of a build without it.
+    #[error(
+        "the GPU (`backend.device = \"gpu\"`, or the GPU device for solving) needs a binary built with \
+         `--features gpu`; this build has the CPU backend only"
+    )]
+    NoGpu,
+    /// A training loss that stopped being a number.
+    #[error("the loss became {loss} at step {step}; lower optim.lr or enable optim.grad_clip")]
+    Diverged {
+        /// The loss.
+        loss: f64,
+        /// The step.
+        step: u64,
+    },
+    /// Resuming a run with a config whose fixed sections changed.
+    #[error(
+        "cannot resume {}: section [{section}] of the given config differs from the run's {}; only [train] \
+         (length and cadences) may change between legs",
+        dir.display(),
+        saved.display()
+    )]
+    ConfigChanged {
+        /// The run.
+        dir: PathBuf,
+        /// The first section that differs.
+        section: &'static str,
+        /// The run's saved config.
+        saved: PathBuf,
+    },
+    /// A log of a resumed run that cannot be continued.
+    #[error("cannot resume the log {file}; start unreadable logs afresh with --fresh-logs (the old files are kept)")]
+    Log {
+        /// The log's file name.
+        file: String,
+        /// Why.
+        #[source]
+        source: TableError,
+    },
+    /// The network's output could not be read back.
+    #[error("reading the network's predictions: {0}")]
+    Predictions(String),
+    /// The config cannot be used.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Training or evaluation data cannot be drawn.
+    #[error(transparent)]
+    Scramble(#[from] ScrambleError),
+    /// A log or table could not be written or read.
+    #[error(transparent)]
+    Table(#[from] TableError),
+    /// A plot could not be saved.
+    #[error(transparent)]
+    Plot(#[from] PlotError),
+    /// A file-system operation failed.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// The run's folder lock could not be taken.
+    #[error(transparent)]
+    Folder(#[from] FolderError),
+    /// The run directory could not be prepared.
+    #[error(transparent)]
+    RunDir(#[from] RunDirError),
+}
+
+impl LearnError {
+    /// [`LearnError::Record`] from what was being done and burn's message.
+    pub(crate) fn record(what: impl Into<String>) -> impl FnOnce(String) -> Self {
+        move |message| Self::Record { what: what.into(), message }
+    }
+}
