@@ -15,7 +15,7 @@
 //! path. Ties are broken by (parent index, move id), so results are
 //! deterministic.
 //!
-//! Diagnostics per depth `d` (after selection):
+//! Diagnostics per depth `d` (after selection; computed in [`super::beam_stats`]):
 //! * `entropy`: the entropy of the beam seen as a distribution, path
 //!   probabilities normalised over the beam, `H(softmax(scores))` in nats;
 //! * `kl_previous`: `KL(P_d ‖ B_{d−1})`, where `B_{d−1}` is the depth-`d−1`
@@ -28,9 +28,10 @@
 //! Per instance, `start_kl_uniform` is `KL(p(· | start) ‖ uniform)`.
 
 use super::SearchError;
+use super::beam_stats::{beam_entropy, kl_onto_parents, policy_entropies, softmax};
 use super::oracle::Oracle;
-use crate::information::{entropy, log_sum_exp};
 use crate::puzzle::{MoveId, Puzzle, Recent};
+use ndarray::ArrayView2;
 use std::collections::HashSet;
 
 /// Oracle calls take at most this many rows, bounding the input buffer.
@@ -166,17 +167,9 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
         }
         out.expanded += n as u64;
 
-        let mut policy_entropy = 0.0;
-        for i in 0..n {
-            let h: f64 = -lp[i * moves..(i + 1) * moves]
-                .iter()
-                .map(|&l| f64::from(l).exp() * f64::from(l))
-                .filter(|x| x.is_finite())
-                .sum::<f64>();
-            policy_entropy += h;
-            if depth == 1 {
-                out.start_kl_uniform = (moves as f64).ln() - h;
-            }
+        let policy = policy_entropies(ArrayView2::from_shape((n, moves), &lp[..n * moves]).expect("n × moves values"));
+        if depth == 1 {
+            out.start_kl_uniform = (moves as f64).ln() - policy[0];
         }
 
         cands.clear();
@@ -226,26 +219,17 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
         }
 
         // Diagnostics of the new beam.
-        let z = log_sum_exp(&next_scores);
-        let probs: Vec<f64> = next_scores.iter().map(|&v| (v - z).exp()).collect();
-        let kl_previous = if depth == 1 {
-            f64::NAN
-        } else {
-            let zp = log_sum_exp(&scores);
-            let mut onto_parents = vec![0.0; n];
-            for (&(parent, _), &p) in links.iter().zip(&probs) {
-                onto_parents[parent as usize] += p;
-            }
-            onto_parents.iter().zip(&scores).filter(|(p, _)| **p > 0.0).map(|(&p, &s)| p * (p.ln() - (s - zp))).sum()
-        };
+        let probs = softmax(&next_scores);
+        let kl_previous =
+            if depth == 1 { f64::NAN } else { kl_onto_parents(&probs, links.iter().map(|l| l.0), &scores) };
         out.depths.push(DepthStats {
             depth,
             beam_size: next.len(),
             generated: cands.len(),
-            entropy: entropy(&probs),
+            entropy: beam_entropy(&probs),
             max_log_prob: next_scores.first().copied().unwrap_or(f64::NEG_INFINITY),
             mean_log_prob: next_scores.iter().sum::<f64>() / next_scores.len().max(1) as f64,
-            mean_policy_entropy: policy_entropy / n.max(1) as f64,
+            mean_policy_entropy: policy.mean().unwrap_or(f64::NAN),
             kl_previous,
         });
         out.beam_nodes += next.len() as u64;

@@ -7,6 +7,7 @@
 //! burn network is only one implementation of it (in `crate::learn::inference`).
 
 pub mod beam;
+pub mod beam_stats;
 pub mod best_first;
 pub mod breadth_first;
 pub mod error;

@@ -1,0 +1,79 @@
+//! What beam search records about each depth, as array operations.
+//!
+//! At depth `d` the oracle answers a `states × moves` matrix of move
+//! log-probabilities (one row per expanded state); [`policy_entropies`]
+//! reduces it row by row. The beam kept after selection is a distribution
+//! over its states, path scores normalised by [`softmax`]; [`kl_onto_parents`]
+//! folds it back onto the depth-`d − 1` beam its states came from and
+//! compares it with that beam's own distribution. No search state lives
+//! here: the functions take plain arrays and are checked against closed
+//! forms in the tests below.
+
+pub use crate::information::softmax;
+use crate::information::{entropy, log_sum_exp};
+use ndarray::{Array1, ArrayView2, Axis};
+
+/// `H(p(· | s))` in nats for each row of a `states × moves` matrix of move
+/// log-probabilities. A move with probability 0 (log-probability `−∞`)
+/// contributes nothing.
+#[must_use]
+pub fn policy_entropies(log_probs: ArrayView2<f32>) -> Array1<f64> {
+    log_probs.map_axis(Axis(1), |row| {
+        -row.iter().map(|&l| f64::from(l).exp() * f64::from(l)).filter(|x| x.is_finite()).sum::<f64>()
+    })
+}
+
+/// Entropy (nats) of a beam given as normalised probabilities.
+#[must_use]
+pub fn beam_entropy(probs: &[f64]) -> f64 {
+    entropy(probs)
+}
+
+/// `KL(P_d ‖ B_{d−1})` in nats: `probs[j]` is the probability of state `j`
+/// of the new beam and `parents[j]` the index of the state it came from in
+/// the previous beam, whose path scores are `parent_scores`. `P_d` sums the
+/// new beam onto those parents; `B_{d−1} = softmax(parent_scores)`.
+#[must_use]
+pub fn kl_onto_parents(probs: &[f64], parents: impl IntoIterator<Item = u32>, parent_scores: &[f64]) -> f64 {
+    let mut onto = Array1::<f64>::zeros(parent_scores.len());
+    for (&p, parent) in probs.iter().zip(parents) {
+        onto[parent as usize] += p;
+    }
+    let z = log_sum_exp(parent_scores);
+    onto.iter().zip(parent_scores).filter(|(p, _)| **p > 0.0).map(|(&p, &s)| p * (p.ln() - (s - z))).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::arr2;
+
+    #[test]
+    fn a_uniform_policy_has_entropy_ln_moves_and_a_sure_one_zero() {
+        let third = (1.0f32 / 3.0).ln();
+        let lp = arr2(&[[third, third, third], [0.0, f32::NEG_INFINITY, f32::NEG_INFINITY]]);
+        let h = policy_entropies(lp.view());
+        assert!((h[0] - 3f64.ln()).abs() < 1e-6 && h[1] == 0.0, "{h}");
+    }
+
+    #[test]
+    fn kl_onto_parents_is_zero_when_children_keep_their_parents_mass() {
+        // Two parents with probabilities 1/4 and 3/4; the children split
+        // each parent's mass, so P_d summed onto the parents is B_{d-1}.
+        let parent_scores = [0.25f64.ln(), 0.75f64.ln()];
+        let probs = [0.125, 0.125, 0.5, 0.25];
+        assert!(kl_onto_parents(&probs, [0, 0, 1, 1], &parent_scores).abs() < 1e-12);
+        // All mass moved onto the first parent: KL = ln(1 / (1/4)) = ln 4.
+        let kl = kl_onto_parents(&[0.5, 0.5], [0, 0], &parent_scores);
+        assert!((kl - 4f64.ln()).abs() < 1e-12, "{kl}");
+        // Scores are log-weights: shifting them all changes nothing.
+        let shifted = parent_scores.map(|s| s - 7.0);
+        assert!((kl_onto_parents(&[0.5, 0.5], [0, 0], &shifted) - kl).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_beam_of_equal_scores_has_entropy_ln_width() {
+        let probs = softmax(&[-3.0; 8]);
+        assert!((beam_entropy(&probs) - 8f64.ln()).abs() < 1e-12);
+    }
+}
