@@ -69,7 +69,7 @@ struct Args {
     /// One cube as a move sequence from solved, e.g. "R U R' U'".
     #[arg(long)]
     scramble: Option<String>,
-    /// A built-in test set (deepcubea, deepcubea-100, deepcubea-10; korf100, korf100-10, deepcubea15, korf50, korf50-10, deepcubea24) or a TSV file.
+    /// A built-in test set (deepcubea, deepcubea-100, deepcubea-10; korf100, korf100-10, deepcubea15, deepcubea15-100, deepcubea15-10, korf50, korf50-10, deepcubea24) or a TSV file.
     #[arg(long)]
     testset: Option<String>,
     /// N random instances (cubes: 100-move random walks; boards: uniform among the solvable ones).

@@ -38,7 +38,7 @@ const KORF50: &str = include_str!("../../data/puzzle24-korf50.tsv");
 const DEEPCUBEA24: &str = include_str!("../../data/puzzle24-deepcubea-test-496.tsv");
 
 /// Built-in sets: `(name, puzzle, description with provenance)`.
-pub const BUILT_IN: [(&str, &str, &str); 6] = [
+pub const BUILT_IN: [(&str, &str, &str); 8] = [
     (
         "korf100",
         "puzzle15",
@@ -50,6 +50,8 @@ pub const BUILT_IN: [(&str, &str, &str); 6] = [
         "puzzle15",
         "DeepCubeA's 500 15-puzzle test instances, blank-last goal, optimal mean 52.022; forestagostinelli/DeepCubeA data/puzzle15/test",
     ),
+    ("deepcubea15-100", "puzzle15", "the first 100 instances of `deepcubea15`"),
+    ("deepcubea15-10", "puzzle15", "the first 10 instances of `deepcubea15`"),
     (
         "korf50",
         "puzzle24",
@@ -106,6 +108,8 @@ pub fn load(name_or_path: &str, n: usize, goal: &Goal) -> Result<BoardSet, Solve
         "korf100" => built_in(KORF100, "korf100", 4, Goal::BlankFirst, 100)?,
         "korf100-10" => built_in(KORF100, "korf100", 4, Goal::BlankFirst, 10)?,
         "deepcubea15" => built_in(DEEPCUBEA15, "deepcubea15", 4, Goal::BlankLast, 500)?,
+        "deepcubea15-100" => built_in(DEEPCUBEA15, "deepcubea15", 4, Goal::BlankLast, 100)?,
+        "deepcubea15-10" => built_in(DEEPCUBEA15, "deepcubea15", 4, Goal::BlankLast, 10)?,
         "korf50" => built_in(KORF50, "korf50", 5, Goal::BlankFirst, 50)?,
         "korf50-10" => built_in(KORF50, "korf50", 5, Goal::BlankFirst, 10)?,
         "deepcubea24" => built_in(DEEPCUBEA24, "deepcubea24", 5, Goal::BlankLast, 496)?,
@@ -164,6 +168,12 @@ mod tests {
             }
         }
         assert_eq!(load("korf100-10", 4, &Goal::BlankFirst).unwrap().instances.len(), 10);
+        let all = load("deepcubea15", 4, &Goal::BlankLast).unwrap();
+        for (name, count) in [("deepcubea15-100", 100), ("deepcubea15-10", 10)] {
+            let part = load(name, 4, &Goal::BlankLast).unwrap();
+            assert_eq!(part.instances.len(), count, "{name}");
+            assert!(part.instances.iter().zip(&all.instances).all(|(a, b)| a.id == b.id && a.tiles == b.tiles));
+        }
     }
 
     #[test]

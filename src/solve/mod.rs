@@ -12,13 +12,14 @@ pub mod distances;
 pub mod error;
 pub mod heuristics;
 pub mod input;
+pub mod published;
 pub mod record;
 pub mod testsets;
 mod tsv;
 pub mod widths;
 
 use crate::csvlog::{Col, write_table};
-use crate::cube3::{Cube3Puzzle, Metric, notation};
+use crate::cube3::{Metric, notation};
 use crate::folder::{self, IfExists, Output};
 use crate::learn::config::DeviceKind;
 use crate::learn::inference::NetOracle;
@@ -30,26 +31,10 @@ use crate::statistics::pearson;
 use error::{SolveError, invalid};
 use indicatif::{ProgressBar, ProgressStyle};
 use input::{Case, Input};
+use published::{Published, PublishedRow};
 use record::{Producer, Record, Summary};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-/// EfficientCube on DeepCubeA's 1000 cubes (T4 GPU): `(log2 width, mean
-/// QTM length, % optimal, seconds per cube, nodes)`.
-pub const EFFICIENTCUBE: [(u32, f64, f64, f64, f64); 12] = [
-    (7, 25.18, 5.7, 0.28, 2984.0),
-    (8, 24.40, 7.3, 0.49, 5630.0),
-    (9, 23.79, 10.7, 1.03, 10800.0),
-    (10, 23.30, 14.9, 2.01, 20940.0),
-    (11, 22.91, 18.8, 5.52, 40320.0),
-    (12, 22.56, 25.8, 10.7, 77610.0),
-    (13, 22.22, 33.3, 19.4, 150900.0),
-    (14, 21.97, 40.5, 31.4, 295000.0),
-    (15, 21.75, 48.1, 62.6, 566000.0),
-    (16, 21.55, 56.3, 126.0, 1102000.0),
-    (17, 21.41, 62.7, 264.0, 2168000.0),
-    (18, 21.26, 69.6, 484.0, 4181000.0),
-];
 
 /// What `solve` was asked to do.
 #[derive(Clone, Debug)]
@@ -385,22 +370,22 @@ impl<S> Tables<'_, S> {
             ]
         };
         record::write_summary(&self.dir.join("summary.csv"), self.by, &summaries, extra(&summaries))?;
-        let efficientcube = self.by.puzzle == Cube3Puzzle::new(Metric::Qtm).name();
-        if efficientcube {
+        let reference = published::for_puzzle(&self.by.puzzle);
+        if let Some(table) = reference {
             let mut scaling = record::summary_columns(self.by, &summaries);
             scaling.extend(extra(&summaries));
-            let published = |s: &Summary| EFFICIENTCUBE.iter().find(|e| 1usize << e.0 == s.width);
-            let col = |f: fn(&(u32, f64, f64, f64, f64)) -> f64| {
-                Col::F64(summaries.iter().map(|s| published(s).map_or(f64::NAN, f)).collect())
+            let col = |f: fn(&PublishedRow) -> f64| {
+                Col::F64(summaries.iter().map(|s| table.at(s.width).map_or(f64::NAN, f)).collect())
             };
-            scaling.push(("efficientcube_mean_length", col(|e| e.1)));
-            scaling.push(("efficientcube_optimal_pct", col(|e| e.2)));
+            scaling.push(("efficientcube_mean_length", col(|r| r.mean_length)));
+            scaling.push(("efficientcube_optimal_pct", col(|r| r.optimal_pct)));
+            scaling.push(("efficientcube_s_per_instance", col(|r| r.s_per_instance)));
             write_table(&self.dir.join("scaling.csv"), scaling)?;
         }
         if report {
             self.report(rows, &summaries, wall_s);
         }
-        self.plots(rows, &summaries, &pearsons, efficientcube)
+        self.plots(rows, &summaries, &pearsons, reference)
     }
 
     fn write_depths<K>(&self, rows: &[Row<K>]) -> Result<(), SolveError> {
@@ -464,7 +449,7 @@ impl<S> Tables<'_, S> {
         rows: &[Row<K>],
         s: &[Summary],
         pearsons: &[f64],
-        efficientcube: bool,
+        reference: Option<&Published>,
     ) -> Result<(), SolveError> {
         let p = self.dir.join("plots");
         let log2 = |s: &Summary| (s.width as f64).log2();
@@ -477,12 +462,13 @@ impl<S> Tables<'_, S> {
         .with(Series::new("this oracle", Style::Line, s.iter().map(|r| (log2(r), r.mean_length)).collect()));
         let mut optimal = Chart::new("Optimal solutions against beam width", "log2 beam width", "% optimal")
             .with(Series::new("this oracle", Style::Line, s.iter().map(|r| (log2(r), r.optimal_pct)).collect()));
-        if efficientcube {
-            let published = |f: fn(&(u32, f64, f64, f64, f64)) -> f64| {
-                EFFICIENTCUBE.iter().map(|e| (f64::from(e.0), f(e))).collect::<Vec<_>>()
+        if let Some(table) = reference {
+            let curve = |f: fn(&PublishedRow) -> f64| {
+                table.rows.iter().map(|r| (f64::from(r.log2_width), f(r))).collect::<Vec<_>>()
             };
-            length = length.with(Series::new("EfficientCube (published)", Style::Reference, published(|e| e.1)));
-            optimal = optimal.with(Series::new("EfficientCube (published)", Style::Reference, published(|e| e.2)));
+            let name = "EfficientCube (published)";
+            length = length.with(Series::new(name, Style::Reference, curve(|r| r.mean_length)));
+            optimal = optimal.with(Series::new(name, Style::Reference, curve(|r| r.optimal_pct)));
         }
         length.save(&p.join("length_vs_width"))?;
         optimal.save(&p.join("optimal_vs_width"))?;
