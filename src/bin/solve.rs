@@ -84,7 +84,7 @@ struct Args {
     /// Beam width as a power of two, or a sweep `A..B` (inclusive).
     #[arg(long)]
     beam_log2: Option<String>,
-    /// Depth limit; deeper instances are reported unsolved (default: 40 for beam search, 200 otherwise).
+    /// Depth limit; deeper instances are reported unsolved (default: with an oracle, 40 on the cube and twice the run's longest training walk otherwise; 200 for classical methods).
     #[arg(long)]
     max_depth: Option<usize>,
     /// Keep duplicate states in the beam (EfficientCube's variant).
@@ -222,7 +222,7 @@ fn run_oracle(
         puzzle,
         input,
         widths,
-        max_depth: args.max_depth.unwrap_or(40),
+        max_depth: args.max_depth,
         dedup: !args.no_dedup,
         metric,
         out_root: args.out.clone(),

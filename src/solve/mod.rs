@@ -21,7 +21,7 @@ pub mod widths;
 use crate::csvlog::{Col, write_table};
 use crate::cube3::{Metric, notation};
 use crate::folder::{self, IfExists, Output};
-use crate::learn::config::DeviceKind;
+use crate::learn::config::{DeviceKind, TrainConfig};
 use crate::learn::inference::NetOracle;
 use crate::plot::{Chart, Series, Style};
 use crate::puzzle::{MoveId, Puzzle, replay};
@@ -49,8 +49,8 @@ pub struct SolveOptions {
     pub input: Input,
     /// Beam widths, increasing.
     pub widths: Vec<usize>,
-    /// Depth limit.
-    pub max_depth: usize,
+    /// Depth limit; `None` for the run's default ([`default_max_depth`]).
+    pub max_depth: Option<usize>,
     /// Deduplicate beam states.
     pub dedup: bool,
     /// Cube metric the caller expects the model to use, if stated.
@@ -95,6 +95,19 @@ impl<K> Row<K> {
     fn mean_entropy(&self) -> f64 {
         let d = &self.out.depths;
         d.iter().map(|s| s.entropy).sum::<f64>() / d.len().max(1) as f64
+    }
+}
+
+/// The depth limit of beam search with a run's oracle when none is given:
+/// 40 moves for the cube (beyond God's number, 26 QTM and 20 HTM; the
+/// limit every shipped cube table was made with), and twice the run's
+/// longest training walk for other puzzles (EfficientCube's rule: 160 for
+/// the 15-puzzle trained on walks of 80).
+#[must_use]
+pub fn default_max_depth(config: &TrainConfig) -> usize {
+    match config.puzzle.kind {
+        PuzzleKind::Cube3 => 40,
+        _ => 2 * config.data.scramble_len.max(),
     }
 }
 
@@ -162,6 +175,7 @@ fn sweep<P: Puzzle>(
     opts: &SolveOptions,
     other: Option<&OtherMetric>,
 ) -> Result<PathBuf, SolveError> {
+    let max_depth = opts.max_depth.unwrap_or_else(|| default_max_depth(&oracle.config));
     let dedup_tag = if opts.dedup { "" } else { "-nodedup" };
     // A label the tool chose for one instance names that instance on this
     // oracle: solving it again replaces the earlier result. Chosen labels
@@ -198,7 +212,7 @@ fn sweep<P: Puzzle>(
     while k < widths.len() {
         let width = widths[k];
         k += 1;
-        let cfg = BeamConfig { width, max_depth: opts.max_depth, dedup: opts.dedup, prune: true, record_beams: false };
+        let cfg = BeamConfig { width, max_depth, dedup: opts.dedup, prune: true, record_beams: false };
         let t = Instant::now();
         rows.extend(solve_all(puzzle, &mut oracles, &cases, &cfg, &bar)?);
         wall_s.push(t.elapsed().as_secs_f64());
