@@ -1,7 +1,7 @@
 //! cube-oracle: learned search heuristics for permutation puzzles.
 //!
 //! The crate is layered, bottom up: exact puzzle models ([`cube3`],
-//! [`sliding`]) behind one [`puzzle::Puzzle`] trait and a seeded
+//! [`cube2`], [`sliding`]) behind one [`puzzle::Puzzle`] trait and a seeded
 //! [`scramble`] generator; [`heuristics`]; [`search`]; the learning layer
 //! ([`learn`]: config, data, model, training, inference); and the
 //! [`solve`] front end the binaries call. Puzzle, heuristic and search
@@ -9,6 +9,7 @@
 
 pub mod checksum;
 pub mod csvlog;
+pub mod cube2;
 pub mod cube3;
 pub mod folder;
 pub mod heuristics;

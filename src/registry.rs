@@ -1,11 +1,12 @@
 //! The puzzle registry: every puzzle the tools know, under the one name that
 //! configs (`puzzle.kind`), flags (`--puzzle`) and output labels use, and
 //! the one place that turns a name into a model. [`PuzzleKind`] is the name
-//! (`cube3`, `puzzleN`); [`AnyPuzzle`] the model chosen at run time; code
+//! (`cube3`, `cube2`, `puzzleN`); [`AnyPuzzle`] the model chosen at run time; code
 //! that is generic over [`Puzzle`] reaches the concrete model through a
 //! [`PuzzleVisitor`]. Adding a puzzle means a model folder, a variant in
 //! each of the two enums, and its arm in each `match` below.
 
+use crate::cube2::Cube2Puzzle;
 use crate::cube3::{Cube3Puzzle, Metric};
 use crate::puzzle::Puzzle;
 use crate::sliding::{Goal, Sliding, SlidingError};
@@ -17,7 +18,7 @@ use thiserror::Error;
 /// A puzzle name that is not in the registry.
 #[derive(Debug, Error, PartialEq, Eq)]
 #[error(
-    "unknown puzzle `{0}`: expected cube3 or puzzleN with N + 1 a square from 4 to 64 (puzzle8, puzzle15, puzzle24, …)"
+    "unknown puzzle `{0}`: expected cube3, cube2, or puzzleN with N + 1 a square from 4 to 64 (puzzle8, puzzle15, puzzle24, …)"
 )]
 pub struct UnknownPuzzle(pub String);
 
@@ -27,18 +28,23 @@ pub struct UnknownPuzzle(pub String);
 pub enum PuzzleKind {
     /// The 3×3×3 cube (`cube3`).
     Cube3,
+    /// The 2×2×2 cube (`cube2`).
+    Cube2,
     /// The n×n sliding puzzle (`puzzleN`, N = n² − 1), 2 ≤ n ≤ 8.
     Sliding(usize),
 }
 
 impl FromStr for PuzzleKind {
     type Err = UnknownPuzzle;
-    /// `cube3` (also `cube`), or `puzzleN` with `N + 1` a square: `puzzle8`,
+    /// `cube3` (also `cube`), `cube2`, or `puzzleN` with `N + 1` a square: `puzzle8`,
     /// `puzzle15`, `puzzle24`, … up to `puzzle63`.
     fn from_str(s: &str) -> Result<Self, UnknownPuzzle> {
         let t = s.trim().to_ascii_lowercase();
         if t == "cube3" || t == "cube" {
             return Ok(Self::Cube3);
+        }
+        if t == "cube2" {
+            return Ok(Self::Cube2);
         }
         if let Some(num) = t.strip_prefix("puzzle")
             && let Ok(tiles) = num.parse::<usize>()
@@ -73,11 +79,12 @@ impl fmt::Display for PuzzleKind {
 }
 
 impl PuzzleKind {
-    /// `cube3` or `puzzleN`.
+    /// `cube3`, `cube2` or `puzzleN`.
     #[must_use]
     pub fn name(self) -> String {
         match self {
             Self::Cube3 => "cube3".into(),
+            Self::Cube2 => "cube2".into(),
             Self::Sliding(n) => format!("puzzle{}", n * n - 1),
         }
     }
@@ -88,6 +95,8 @@ impl PuzzleKind {
 pub enum AnyPuzzle {
     /// The cube in one move metric.
     Cube3(Cube3Puzzle),
+    /// The 2×2×2 in one move metric.
+    Cube2(Cube2Puzzle),
     /// A sliding puzzle with its goal.
     Sliding(Sliding),
 }
@@ -101,7 +110,7 @@ pub trait PuzzleVisitor {
 }
 
 impl AnyPuzzle {
-    /// The model for `kind`: the cube in `metric`, or a sliding puzzle with
+    /// The model for `kind`: the 3×3×3 or 2×2×2 cube in `metric`, or a sliding puzzle with
     /// `goal` (blank-last when `None`).
     ///
     /// # Errors
@@ -109,6 +118,7 @@ impl AnyPuzzle {
     pub fn new(kind: PuzzleKind, metric: Metric, goal: Option<&Goal>) -> Result<Self, SlidingError> {
         Ok(match kind {
             PuzzleKind::Cube3 => Self::Cube3(Cube3Puzzle::new(metric)),
+            PuzzleKind::Cube2 => Self::Cube2(Cube2Puzzle::new(metric)),
             PuzzleKind::Sliding(n) => Self::Sliding(Sliding::new(n, goal.cloned().unwrap_or_default())?),
         })
     }
@@ -117,6 +127,7 @@ impl AnyPuzzle {
     pub fn visit<V: PuzzleVisitor>(&self, v: V) -> V::Out {
         match self {
             Self::Cube3(p) => v.visit(*p),
+            Self::Cube2(p) => v.visit(*p),
             Self::Sliding(p) => v.visit(p.clone()),
         }
     }
@@ -126,6 +137,7 @@ impl AnyPuzzle {
     pub fn encoded_len(&self) -> usize {
         match self {
             Self::Cube3(p) => p.encoded_len(),
+            Self::Cube2(p) => p.encoded_len(),
             Self::Sliding(p) => p.encoded_len(),
         }
     }
@@ -135,6 +147,7 @@ impl AnyPuzzle {
     pub fn num_moves(&self) -> usize {
         match self {
             Self::Cube3(p) => p.num_moves(),
+            Self::Cube2(p) => p.num_moves(),
             Self::Sliding(p) => p.num_moves(),
         }
     }
@@ -144,6 +157,7 @@ impl AnyPuzzle {
     pub fn kind(&self) -> PuzzleKind {
         match self {
             Self::Cube3(_) => PuzzleKind::Cube3,
+            Self::Cube2(_) => PuzzleKind::Cube2,
             Self::Sliding(p) => PuzzleKind::Sliding(p.n()),
         }
     }
@@ -155,17 +169,21 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_models_have_their_sizes() {
-        for (name, kind, inputs, moves) in
-            [("cube3", PuzzleKind::Cube3, 324, 12), ("puzzle8", PuzzleKind::Sliding(3), 81, 4)]
-        {
+        for (name, kind, inputs, moves) in [
+            ("cube3", PuzzleKind::Cube3, 324, 12),
+            ("cube2", PuzzleKind::Cube2, 144, 6),
+            ("puzzle8", PuzzleKind::Sliding(3), 81, 4),
+        ] {
             assert_eq!(name.parse::<PuzzleKind>().unwrap(), kind);
             assert_eq!(kind.name(), name);
             let p = AnyPuzzle::new(kind, Metric::Qtm, None).unwrap();
             assert_eq!((p.encoded_len(), p.num_moves(), p.kind()), (inputs, moves, kind));
         }
         assert_eq!("puzzle15".parse::<PuzzleKind>().unwrap(), PuzzleKind::Sliding(4));
+        let htm = AnyPuzzle::new(PuzzleKind::Cube2, Metric::Htm, None).unwrap();
+        assert_eq!((htm.num_moves(), htm.kind().name()), (9, "cube2".to_string()));
         for bad in ["puzzle7", "puzzle18446744073709551615", "cube4", ""] {
-            assert!(bad.parse::<PuzzleKind>().unwrap_err().to_string().contains("expected cube3 or puzzleN"));
+            assert!(bad.parse::<PuzzleKind>().unwrap_err().to_string().contains("expected cube3, cube2, or puzzleN"));
         }
     }
 }

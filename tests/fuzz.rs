@@ -1,7 +1,8 @@
-//! Seeded property tests over every parser a user reaches: facelet strings,
-//! move sequences, boards, goals, widths, heuristic expressions (deep
-//! nesting included), folder names, configs (mutations of every shipped
-//! config), test-set TSVs and checkpoints (byte flips and truncations).
+//! Seeded property tests over every parser a user reaches: facelet strings
+//! (3×3×3 and 2×2×2), move sequences, boards, goals, widths, heuristic
+//! expressions (deep nesting included), folder names, configs (mutations
+//! of every shipped config), test-set TSVs and checkpoints (byte flips and
+//! truncations).
 //! Each asserts an `Err` or a valid value, never a panic, and the round
 //! trip print → parse where one exists.
 //!
@@ -9,6 +10,7 @@
 //! run, whose counts are recorded in `benches/results/fuzz-*.txt`:
 //! `CUBE_ORACLE_FUZZ_CASES=1000000 cargo test --release --test fuzz -- --nocapture --test-threads 1`.
 
+use cube_oracle::cube2::{self, Cube2};
 use cube_oracle::cube3::{Cube3, facelets, notation};
 use cube_oracle::folder;
 use cube_oracle::learn::checkpoint;
@@ -72,23 +74,27 @@ fn text_from(alphabet: &'static str, max_len: usize) -> impl Strategy<Value = St
     prop::collection::vec(prop::sample::select(chars), 0..max_len).prop_map(|v| v.into_iter().collect())
 }
 
+/// `text` with character `i` replaced by `ch` for each edit (appended
+/// when `i` is past the end).
+fn edit(text: &str, edits: Vec<(usize, char)>) -> String {
+    let mut c: Vec<char> = text.chars().collect();
+    for (i, ch) in edits {
+        if i < c.len() {
+            c[i] = ch;
+        } else {
+            c.push(ch);
+        }
+    }
+    c.into_iter().collect()
+}
+
 #[test]
 fn facelet_strings() {
     // Mutations of a real cube's facelets, and random strings.
     let real = "BDFDURUURDBRURFBDLBFFLFRLBLULUUDRDFDDLRFLULBFUBRDBRFLB";
     let mutated =
         prop::collection::vec((0usize..60, prop::sample::select("URFDLBx ".chars().collect::<Vec<_>>())), 0..4)
-            .prop_map(move |edits| {
-                let mut c: Vec<char> = real.chars().collect();
-                for (i, ch) in edits {
-                    if i < c.len() {
-                        c[i] = ch;
-                    } else {
-                        c.push(ch);
-                    }
-                }
-                c.into_iter().collect::<String>()
-            });
+            .prop_map(move |edits| edit(real, edits));
     let strategy = prop_oneof![mutated, text_from("URFDLBurfdlb \n\u{e9}", 60), ".*"];
     fuzz("facelets", 3000, 1, strategy, |text| match facelets::parse(&text) {
         Ok(cube) => {
@@ -107,6 +113,31 @@ fn move_sequences() {
     fuzz("singmaster", 3000, 2, strategy, |text| match notation::parse(&text) {
         Ok(turns) => {
             assert_eq!(notation::parse(&notation::format(&turns)).expect("printed moves parse"), turns);
+            true
+        }
+        Err(_) => false,
+    });
+}
+
+#[test]
+fn cube2_facelets_and_moves() {
+    // Mutations of a random 2×2×2's stickers, and random strings.
+    let edits = prop::collection::vec((0usize..28, prop::sample::select("URFDLBx ".chars().collect::<Vec<_>>())), 0..4);
+    let mutated = (0..cube2::N_STATES, edits).prop_map(|(i, edits)| edit(&Cube2::from_index(i).to_facelets(), edits));
+    let strategy = prop_oneof![mutated, text_from("URFDLBu \n\u{e9}", 28), ".*"];
+    fuzz("cube2-facelets", 3000, 9, strategy, |text| match Cube2::from_facelets(&text) {
+        Ok(cube) => {
+            assert_eq!(Cube2::from_facelets(&cube.to_facelets()).expect("printed facelets parse"), cube);
+            assert_eq!(Cube2::from_index(cube.index()), cube);
+            true
+        }
+        Err(_) => false,
+    });
+    let strategy = prop_oneof![text_from("URFDLBxurf'2 ", 30), ".*"];
+    fuzz("cube2-moves", 3000, 10, strategy, |text| match cube2::notation::parse(&text) {
+        Ok(turns) => {
+            assert_eq!(cube2::notation::parse(&notation::format(&turns)).expect("printed moves parse"), turns);
+            let _ = Cube2::from_turns(&turns);
             true
         }
         Err(_) => false,

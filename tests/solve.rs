@@ -143,7 +143,7 @@ fn cli_rejects_bad_input_with_specific_messages() {
         ),
         (
             vec!["--method", "astar", "--puzzle", "puzzle18446744073709551615", "--board", "1 2 3 / 4 5 6 / 7 8 0"],
-            "expected cube3 or puzzleN",
+            "expected cube3, cube2, or puzzleN",
         ),
         (
             vec!["--method", "astar", "--puzzle", "puzzle8", "--heuristic", "4294967295*manhattan", "--random", "1"],

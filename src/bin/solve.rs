@@ -39,10 +39,10 @@ struct Args {
     /// Search method: beam (default), astar, idastar, rbfs, ids, bfs, greedy, ucs.
     #[arg(long, default_value = "beam")]
     method: String,
-    /// Puzzle: cube3 (the default for classical methods), puzzle8, puzzle15, puzzle24; with an oracle, the run's puzzle.
+    /// Puzzle: cube3 (the default for classical methods), cube2, puzzle8, puzzle15, puzzle24; with an oracle, the run's puzzle.
     #[arg(long)]
     puzzle: Option<String>,
-    /// Heuristic for classical methods, e.g. manhattan, linear-conflict, pdb-7-8, max(a,b); on the cube: pdb.
+    /// Heuristic for classical methods, e.g. manhattan, linear-conflict, pdb-7-8, max(a,b); on cube3: pdb; on cube2: bfs-table.
     #[arg(long)]
     heuristic: Option<String>,
     /// Sliding-puzzle goal for classical methods: blank-last (default), blank-first, snail, or tiles "1 2 3 / 4 5 6 / 7 8 0".
@@ -63,16 +63,16 @@ struct Args {
     /// Use this checkpoint instead of the run's newest.
     #[arg(long)]
     checkpoint: Option<PathBuf>,
-    /// One cube as a 54-character URFDLB facelet string.
+    /// One cube as a URFDLB facelet string: 54 characters (cube2: 24, in any orientation).
     #[arg(long)]
     facelets: Option<String>,
-    /// One cube as a move sequence from solved, e.g. "R U R' U'".
+    /// One cube as a move sequence from solved, e.g. "R U R' U'" (cube2: U, R and F only).
     #[arg(long)]
     scramble: Option<String>,
     /// A built-in test set (deepcubea, deepcubea-100, deepcubea-10; korf100, korf100-10, deepcubea15, deepcubea15-100, deepcubea15-10, korf50, korf50-10, deepcubea24) or a TSV file.
     #[arg(long)]
     testset: Option<String>,
-    /// N random instances (cubes: 100-move random walks; boards: uniform among the solvable ones).
+    /// N random instances (cube3: 100-move random walks; cube2: uniform; boards: uniform among the solvable ones).
     #[arg(long, value_name = "N")]
     random: Option<usize>,
     /// Seed for --random.

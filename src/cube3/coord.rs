@@ -53,32 +53,48 @@ pub fn multiply(a: &Cubies, b: &Cubies) -> Cubies {
     c
 }
 
+/// Lehmer rank of a permutation of `0..N` (the identity is 0, the
+/// reversal `N! − 1`).
+#[must_use]
+pub fn rank_perm<const N: usize>(p: &[u8; N]) -> u32 {
+    let mut r = 0u32;
+    for i in 0..N {
+        let smaller = p[i + 1..].iter().filter(|&&x| x < p[i]).count() as u32;
+        r = r * (N - i) as u32 + smaller;
+    }
+    r
+}
+
+/// Inverse of [`rank_perm`]. `r < N!`.
+#[must_use]
+pub fn unrank_perm<const N: usize>(mut r: u32) -> [u8; N] {
+    let mut digits = [0u8; N];
+    for i in (0..N).rev() {
+        let base = (N - i) as u32;
+        digits[i] = (r % base) as u8;
+        r /= base;
+    }
+    // Digit i picks the digits[i]-th smallest value not used yet.
+    let mut avail: [u8; N] = std::array::from_fn(|i| i as u8);
+    let mut p = [0u8; N];
+    for i in 0..N {
+        let k = digits[i] as usize;
+        p[i] = avail[k];
+        avail.copy_within(k + 1..N - i, k);
+    }
+    p
+}
+
 /// Lehmer rank of a permutation of `0..8`.
 #[must_use]
 pub fn rank_cp(cp: &[u8; 8]) -> u16 {
-    let mut r = 0u32;
-    for i in 0..8 {
-        let smaller = cp[i + 1..].iter().filter(|&&x| x < cp[i]).count() as u32;
-        r = r * (8 - i as u32) + smaller;
-    }
-    r as u16
+    rank_perm(cp) as u16
 }
 
 /// Inverse of [`rank_cp`]. `r < 8!`.
 #[must_use]
-pub fn unrank_cp(mut r: u16) -> [u8; 8] {
-    let mut digits = [0u8; 8];
-    for i in (0..8).rev() {
-        let base = (8 - i) as u16;
-        digits[i] = (r % base) as u8;
-        r /= base;
-    }
-    let mut avail: Vec<u8> = (0..8).collect();
-    let mut p = [0u8; 8];
-    for i in 0..8 {
-        p[i] = avail.remove(digits[i] as usize);
-    }
-    p
+pub fn unrank_cp(r: u16) -> [u8; 8] {
+    unrank_perm(u32::from(r))
 }
 
 /// Base-3 rank of the twists of slots 0..7 (slot 7 follows from the sum).

@@ -9,7 +9,10 @@
 //! (URF UFL ULB UBR DFR DLF DBL DRB; edges UR UF UL UB DR DF DL DB FR FL BL
 //! BR); a corner's twist is the position of its U/D sticker in its slot's
 //! clockwise facelet list, an edge's flip is whether its first colour sits
-//! on its slot's second facelet.
+//! on its slot's second facelet. The rules the 2×2×2 shares (letters,
+//! colour counts, corner pieces) are reported as a [`StickerFault`], which
+//! each cube's parser turns into its own error type; [`read_corners`] reads
+//! the corners of either.
 
 use super::geometry::{
     CORNER_COLOURS, CORNER_FACELETS, CORNER_NAMES, EDGE_COLOURS, EDGE_FACELETS, EDGE_NAMES, FACE_LETTERS,
@@ -113,6 +116,97 @@ fn colour_string(colours: &[u8]) -> String {
     colours.iter().map(|&c| FACE_LETTERS[c as usize]).collect()
 }
 
+/// What is wrong with a sticker string under the rules the 3×3×3 and the
+/// 2×2×2 share (letters, colour counts, corner pieces). Both parsers
+/// report it as their own error type, in the variants of the same names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StickerFault {
+    /// Not the puzzle's number of stickers.
+    WrongLength {
+        /// Characters found.
+        len: usize,
+    },
+    /// A character that is not one of `URFDLB`.
+    NotAFace {
+        /// The character.
+        ch: char,
+        /// 1-based position in the string.
+        position: usize,
+    },
+    /// A colour that appears other than once per sticker of a face.
+    ColourCount {
+        /// The colour letter.
+        colour: char,
+        /// How often it appears.
+        count: usize,
+    },
+    /// Three stickers that form no real corner piece.
+    NotACorner {
+        /// The corner slot.
+        slot: &'static str,
+        /// The sticker colours, in the slot's clockwise order.
+        colours: String,
+    },
+    /// The same corner piece in two slots.
+    DuplicatePiece {
+        /// The piece name.
+        piece: &'static str,
+        /// The first slot holding it.
+        first: &'static str,
+        /// The second slot holding it.
+        second: &'static str,
+    },
+}
+
+/// `impl From<StickerFault>` for an error type that has the variants of
+/// [`StickerFault`] under the same names and fields.
+macro_rules! from_sticker_fault {
+    ($error:ty) => {
+        impl From<$crate::cube3::cubies::StickerFault> for $error {
+            fn from(e: $crate::cube3::cubies::StickerFault) -> Self {
+                use $crate::cube3::cubies::StickerFault as F;
+                match e {
+                    F::WrongLength { len } => Self::WrongLength { len },
+                    F::NotAFace { ch, position } => Self::NotAFace { ch, position },
+                    F::ColourCount { colour, count } => Self::ColourCount { colour, count },
+                    F::NotACorner { slot, colours } => Self::NotACorner { slot, colours },
+                    F::DuplicatePiece { piece, first, second } => Self::DuplicatePiece { piece, first, second },
+                }
+            }
+        }
+    };
+}
+pub(crate) use from_sticker_fault;
+
+from_sticker_fault!(FaceletError);
+
+/// Reads the eight corner slots (Kociemba's order) as eight distinct
+/// pieces: `colours(slot)` are the slot's three sticker colours, clockwise
+/// from its U/D sticker. Returns `(cp, co)`: the piece in each slot and its
+/// twist, the position of the piece's U/D colour in that list.
+pub fn read_corners(colours: impl Fn(usize) -> [u8; 3]) -> Result<([u8; 8], [u8; 8]), StickerFault> {
+    let (mut cp, mut co) = ([0u8; 8], [0u8; 8]);
+    let mut slot_of = [None::<usize>; 8];
+    for slot in 0..8 {
+        let colours = colours(slot);
+        let not_a_corner = || StickerFault::NotACorner { slot: CORNER_NAMES[slot], colours: colour_string(&colours) };
+        let twist = colours.iter().position(|&x| x == 0 || x == 3).ok_or_else(not_a_corner)?;
+        let read = [colours[twist], colours[(twist + 1) % 3], colours[(twist + 2) % 3]];
+        let piece = CORNER_COLOURS.iter().position(|&cc| cc == read).ok_or_else(not_a_corner)?;
+        if let Some(first) = slot_of[piece] {
+            return Err(StickerFault::DuplicatePiece {
+                piece: CORNER_NAMES[piece],
+                first: CORNER_NAMES[first],
+                second: CORNER_NAMES[slot],
+            });
+        }
+        slot_of[piece] = Some(slot);
+        cp[slot] = piece as u8;
+        co[slot] = twist as u8;
+    }
+    Ok((cp, co))
+}
+
 /// Parity of a permutation: `true` when odd.
 fn is_odd<const N: usize>(p: &[u8; N]) -> bool {
     let mut seen = [false; N];
@@ -145,26 +239,8 @@ impl Cubies {
     /// Reads 54 sticker colours (0..6, URFDLB, centres already standard)
     /// as pieces, checking every validity rule.
     pub fn from_stickers(f: &[u8]) -> Result<Cubies, FaceletError> {
-        let mut c = Cubies::SOLVED;
-        let mut corner_at = [None::<usize>; 8];
-        for (slot, facelets) in CORNER_FACELETS.iter().enumerate() {
-            let colours = facelets.map(|i| f[i as usize]);
-            let not_a_corner =
-                || FaceletError::NotACorner { slot: CORNER_NAMES[slot], colours: colour_string(&colours) };
-            let ori = colours.iter().position(|&x| x == 0 || x == 3).ok_or_else(not_a_corner)?;
-            let read = [colours[ori], colours[(ori + 1) % 3], colours[(ori + 2) % 3]];
-            let piece = CORNER_COLOURS.iter().position(|&cc| cc == read).ok_or_else(not_a_corner)?;
-            if let Some(first) = corner_at[piece] {
-                return Err(FaceletError::DuplicatePiece {
-                    piece: CORNER_NAMES[piece],
-                    first: CORNER_NAMES[first],
-                    second: CORNER_NAMES[slot],
-                });
-            }
-            corner_at[piece] = Some(slot);
-            c.cp[slot] = piece as u8;
-            c.co[slot] = ori as u8;
-        }
+        let (cp, co) = read_corners(|slot| CORNER_FACELETS[slot].map(|i| f[i as usize]))?;
+        let mut c = Cubies { cp, co, ..Cubies::SOLVED };
         let mut edge_at = [None::<usize>; 12];
         for (slot, facelets) in EDGE_FACELETS.iter().enumerate() {
             let colours = facelets.map(|i| f[i as usize]);

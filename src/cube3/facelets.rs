@@ -8,7 +8,7 @@
 //! distinct letters in another arrangement is read by renaming each colour
 //! after the face its centre sits on.
 
-use super::cubies::{Cubies, FaceletError};
+use super::cubies::{Cubies, FaceletError, StickerFault};
 use super::geometry::{FACE_LETTERS, FACES, STICKERS};
 use super::state::{Cube3, ONE_HOT_LEN};
 use std::fmt;
@@ -18,24 +18,32 @@ fn face_index(ch: char) -> Option<u8> {
     FACE_LETTERS.iter().position(|&f| f == ch).map(|i| i as u8)
 }
 
-/// Parses and validates a facelet string.
-pub fn parse(text: &str) -> Result<Cube3, FaceletError> {
+/// Reads a string of `N` face letters as colours 0..6 (URFDLB), checking
+/// in order its length, its letters, and that every colour appears
+/// `N / 6` times. Surrounding whitespace is ignored.
+pub fn read_letters<const N: usize>(text: &str) -> Result<[u8; N], StickerFault> {
     let text = text.trim();
     let len = text.chars().count();
-    if len != STICKERS {
-        return Err(FaceletError::WrongLength { len });
+    if len != N {
+        return Err(StickerFault::WrongLength { len });
     }
-    let mut colours = [0u8; STICKERS];
+    let mut colours = [0u8; N];
     for (i, ch) in text.chars().enumerate() {
-        colours[i] = face_index(ch).ok_or(FaceletError::NotAFace { ch, position: i + 1 })?;
+        colours[i] = face_index(ch).ok_or(StickerFault::NotAFace { ch, position: i + 1 })?;
     }
     let mut counts = [0usize; FACES];
     for &c in &colours {
         counts[c as usize] += 1;
     }
-    if let Some(c) = (0..FACES).find(|&c| counts[c] != 9) {
-        return Err(FaceletError::ColourCount { colour: FACE_LETTERS[c], count: counts[c] });
+    if let Some(c) = (0..FACES).find(|&c| counts[c] != N / FACES) {
+        return Err(StickerFault::ColourCount { colour: FACE_LETTERS[c], count: counts[c] });
     }
+    Ok(colours)
+}
+
+/// Parses and validates a facelet string.
+pub fn parse(text: &str) -> Result<Cube3, FaceletError> {
+    let mut colours = read_letters::<STICKERS>(text)?;
     let centres: [u8; FACES] = std::array::from_fn(|face| colours[face * 9 + 4]);
     let mut rename = [u8::MAX; FACES];
     for (face, &c) in centres.iter().enumerate() {

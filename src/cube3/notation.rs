@@ -2,11 +2,14 @@
 //!
 //! A sequence is written as whitespace-separated tokens `X`, `X'` or `X2`
 //! for X in `URFDLB` (`X2'` is read as `X2`, and a typographic `’` as `'`).
-//! [`parse`] rejects anything else, quoting the token and its position.
+//! [`parse`] rejects anything else, quoting the token and its position;
+//! [`parse_faces`] also rejects turns of faces a puzzle does not turn (the
+//! 2×2×2 model turns U, R and F only).
 //! [`to_htm`] merges each run of turns of one face into its net turn, so a
 //! quarter-turn sequence `X X` becomes `X2` (and a run that cancels out
 //! disappears); [`to_qtm`] expands every `X2` into `X X`.
 
+use super::geometry::FACE_LETTERS;
 use super::turn::Turn;
 use thiserror::Error;
 
@@ -25,11 +28,33 @@ pub enum NotationError {
         /// 1-based character column where the token starts.
         position: usize,
     },
+    /// A move of a face the puzzle does not turn.
+    #[error(
+        "move `{token}` at position {position} (token {index}) turns a face this puzzle does not turn; expected one of {expected}, each optionally followed by ' or 2"
+    )]
+    FaceNotTurned {
+        /// The offending token, verbatim.
+        token: String,
+        /// 1-based token number in the sequence.
+        index: usize,
+        /// 1-based character column where the token starts.
+        position: usize,
+        /// The faces the puzzle turns, e.g. `U R F`.
+        expected: String,
+    },
 }
 
 /// Parses a Singmaster sequence such as `R U R' U2`. An empty or blank
 /// string is the empty sequence.
 pub fn parse(text: &str) -> Result<Vec<Turn>, NotationError> {
+    parse_faces(text, 6)
+}
+
+/// Parses a sequence like [`parse`] whose turns may only turn the first
+/// `faces` faces in URFDLB order (6: any face; 3: `U`, `R` and `F`, the
+/// 2×2×2 model). A well-formed turn of another face is
+/// [`NotationError::FaceNotTurned`].
+pub fn parse_faces(text: &str, faces: u8) -> Result<Vec<Turn>, NotationError> {
     let mut out = Vec::new();
     let mut index = 0;
     let mut chars = text.char_indices().peekable();
@@ -48,15 +73,19 @@ pub fn parse(text: &str) -> Result<Vec<Turn>, NotationError> {
         }
         index += 1;
         let token = &text[start..end];
+        let position = text[..start].chars().count() + 1;
         match parse_token(token) {
-            Some(t) => out.push(t),
-            None => {
-                return Err(NotationError::UnknownToken {
+            Some(t) if t.face() < faces => out.push(t),
+            Some(_) => {
+                let expected: Vec<String> = FACE_LETTERS.iter().take(usize::from(faces)).map(char::to_string).collect();
+                return Err(NotationError::FaceNotTurned {
                     token: token.to_string(),
                     index,
-                    position: text[..start].chars().count() + 1,
+                    position,
+                    expected: expected.join(" "),
                 });
             }
+            None => return Err(NotationError::UnknownToken { token: token.to_string(), index, position }),
         }
     }
     Ok(out)
@@ -176,6 +205,19 @@ mod tests {
         assert!(err.to_string().contains("`X2`"));
         assert!(parse("R3").is_err());
         assert!(parse("r").is_err());
+    }
+
+    #[test]
+    fn faces_outside_the_move_set_are_named() {
+        assert_eq!(format(&parse_faces("R U2 F'", 3).unwrap()), "R U2 F'");
+        let err = parse_faces("R U  D2 F", 3).unwrap_err();
+        assert_eq!(
+            err,
+            NotationError::FaceNotTurned { token: "D2".into(), index: 3, position: 6, expected: "U R F".into() }
+        );
+        assert!(err.to_string().contains("`D2`") && err.to_string().contains("expected one of U R F"), "{err}");
+        // A malformed token is still an unknown token, whatever its face.
+        assert!(matches!(parse_faces("R L3", 3), Err(NotationError::UnknownToken { index: 2, .. })));
     }
 
     #[test]

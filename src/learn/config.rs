@@ -92,9 +92,9 @@ fn default_out_dir() -> PathBuf {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MetricName {
-    /// Quarter-turn metric, 12 moves.
+    /// Quarter-turn metric, 12 moves (6 on the 2×2×2).
     Qtm,
-    /// Half-turn metric, 18 moves.
+    /// Half-turn metric, 18 moves (9 on the 2×2×2).
     Htm,
 }
 
@@ -111,14 +111,14 @@ impl From<MetricName> for Metric {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PuzzleSection {
-    /// Puzzle name from the registry: `cube3`, or `puzzleN` (`puzzle8`, …).
+    /// Puzzle name from the registry: `cube3`, `cube2`, or `puzzleN` (`puzzle8`, …).
     pub kind: PuzzleKind,
-    /// Move metric of the cube (`qtm` or `htm`); required for `cube3`, not
-    /// allowed for sliding puzzles.
+    /// Move metric of the cube (`qtm` or `htm`); required for `cube3` and
+    /// `cube2`, not allowed for sliding puzzles.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metric: Option<MetricName>,
     /// Goal of a sliding puzzle (`blank-last`, the default, `blank-first`,
-    /// `snail`, or its tiles); not allowed for the cube.
+    /// `snail`, or its tiles); not allowed for the cubes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub goal: Option<String>,
 }
@@ -408,11 +408,19 @@ impl TrainConfig {
             ));
         }
         match (self.puzzle.kind, self.puzzle.metric, &self.puzzle.goal) {
-            (PuzzleKind::Cube3, None, _) => {
-                return Err(invalid("puzzle.metric", "missing", "is required for cube3 (\"qtm\" or \"htm\")"));
+            (kind @ (PuzzleKind::Cube3 | PuzzleKind::Cube2), None, _) => {
+                return Err(invalid(
+                    "puzzle.metric",
+                    "missing",
+                    format!("is required for {kind} (\"qtm\" or \"htm\")"),
+                ));
             }
-            (PuzzleKind::Cube3, _, Some(g)) => {
-                return Err(invalid("puzzle.goal", format!("{g:?}"), "applies to sliding puzzles, not the cube"));
+            (kind @ (PuzzleKind::Cube3 | PuzzleKind::Cube2), _, Some(g)) => {
+                return Err(invalid(
+                    "puzzle.goal",
+                    format!("{g:?}"),
+                    format!("applies to sliding puzzles, not {kind}"),
+                ));
             }
             (PuzzleKind::Sliding(_), Some(m), _) => {
                 return Err(invalid("puzzle.metric", format!("{m:?}").to_lowercase(), "applies to the cube only"));

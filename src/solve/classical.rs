@@ -1,8 +1,8 @@
 //! `solve --method …`: the classical searches (A*, IDA*, RBFS, IDS, BFS,
-//! greedy, uniform-cost, heuristic beam) on the cube and the sliding
-//! puzzles, with the same inputs ([`crate::solve::input`]) and the same
-//! result schema ([`crate::solve::record`]) as oracle beam search, so
-//! learned and classical methods sit side by side.
+//! greedy, uniform-cost, heuristic beam) on the 3×3×3 and 2×2×2 cubes and
+//! the sliding puzzles, with the same inputs ([`crate::solve::input`]) and
+//! the same result schema ([`crate::solve::record`]) as oracle beam search,
+//! so learned and classical methods sit side by side.
 //!
 //! [`Method`] and [`PuzzleKind`] (the registry's names) name what to run;
 //! the heuristic is chosen by name (see [`crate::solve::heuristics`]); every
@@ -18,6 +18,7 @@ use super::heuristics::sliding_heuristic;
 use super::input::{self, Case, Input};
 use super::record::{self, Producer, Record};
 use crate::csvlog::Col;
+use crate::cube2::{Cube2, Cube2Puzzle};
 use crate::cube3::coord::Coords;
 use crate::cube3::{Cube3, Cube3Puzzle, Metric};
 use crate::folder::{self, IfExists, Output};
@@ -26,7 +27,7 @@ use crate::puzzle::{MoveId, Puzzle, replay};
 use crate::registry::PuzzleKind;
 use crate::search::korf::KorfSolver;
 use crate::search::{
-    Limits, Priority, SearchOutcome, Status, best_first, breadth_first, heuristic_beam, ida_star, rbfs,
+    DistanceTable, Limits, Priority, SearchOutcome, Status, best_first, breadth_first, heuristic_beam, ida_star, rbfs,
 };
 use crate::sliding::Goal;
 use indicatif::ProgressBar;
@@ -119,7 +120,8 @@ pub struct ClassicalOptions {
     pub method: Method,
     /// The puzzle.
     pub puzzle: PuzzleKind,
-    /// Heuristic name (default: `manhattan` for sliding puzzles, `pdb` for the cube).
+    /// Heuristic name (default: `manhattan` for sliding puzzles, `pdb` for
+    /// the 3×3×3, `bfs-table` for the 2×2×2).
     pub heuristic: Option<String>,
     /// Sliding goal (`blank-last`, `blank-first`, `snail` or tiles).
     pub goal: Option<String>,
@@ -143,6 +145,18 @@ pub struct ClassicalOptions {
     pub progress: bool,
     /// Instances searched at once (each search is single-threaded).
     pub jobs: usize,
+}
+
+impl ClassicalOptions {
+    /// The cube heuristic to use, in lower case: `zero` for methods that
+    /// use none, else the one named or `default`.
+    fn heuristic_spec(&self, default: &str) -> String {
+        match &self.heuristic {
+            _ if !self.method.uses_heuristic() => "zero".into(),
+            Some(h) => h.trim().to_ascii_lowercase(),
+            None => default.into(),
+        }
+    }
 }
 
 /// The result of one instance: its record and the search's peak memory.
@@ -242,6 +256,17 @@ pub fn run_cases<P: Puzzle, H: Heuristic<P> + Sync>(
     })
 }
 
+/// [`run_cases`] with the options' method, limits, depth, width and jobs.
+fn run_with<P: Puzzle, H: Heuristic<P> + Sync>(
+    opts: &ClassicalOptions,
+    puzzle: &P,
+    h: &H,
+    cases: &[Case<P::State>],
+    bar: &ProgressBar,
+) -> Result<Vec<Row>, SolveError> {
+    run_cases(puzzle, h, opts.method, cases, opts.limits, opts.max_depth, opts.width, opts.jobs, bar)
+}
+
 /// Runs the cube instances. Blind methods and `zero` search the sticker
 /// cube directly. `pdb` is Korf's heuristic (corner and two 6-edge pattern
 /// databases) on the coordinate cube: with `idastar` it runs Korf's
@@ -256,13 +281,8 @@ fn run_cube(
     bar: &ProgressBar,
 ) -> Result<(Vec<Row>, String), SolveError> {
     let puzzle = Cube3Puzzle::new(opts.metric);
-    let spec = if opts.method.uses_heuristic() { spec.trim().to_ascii_lowercase() } else { "zero".into() };
-    let (rows, name) = match spec.as_str() {
-        "zero" => {
-            let rows =
-                run_cases(&puzzle, &Zero, opts.method, cases, opts.limits, opts.max_depth, opts.width, opts.jobs, bar)?;
-            (rows, "zero".to_string())
-        }
+    let (rows, name) = match spec {
+        "zero" => (run_with(opts, &puzzle, &Zero, cases, bar)?, "zero".to_string()),
         "pdb" | "korf" | "pdb-generic" => {
             let solver = KorfSolver::load_or_build(opts.metric, cache)?;
             let kp = &solver.puzzle;
@@ -281,17 +301,7 @@ fn run_cube(
                     .iter()
                     .map(|c| Case { id: c.id.clone(), state: kp.from_cube3(&c.state), optimal: c.optimal })
                     .collect();
-                let rows = run_cases(
-                    kp,
-                    &solver.pdbs,
-                    opts.method,
-                    &coords,
-                    opts.limits,
-                    opts.max_depth,
-                    opts.width,
-                    opts.jobs,
-                    bar,
-                )?;
+                let rows = run_with(opts, kp, &solver.pdbs, &coords, bar)?;
                 (rows, if spec == "pdb-generic" { "pdb-generic".to_string() } else { "pdb".to_string() })
             }
         }
@@ -314,6 +324,29 @@ fn run_cube(
         }
     }
     Ok((rows, name))
+}
+
+/// Runs the 2×2×2 instances with `zero`, or with `bfs-table`: the exact
+/// distances of every position from a complete breadth-first search (the
+/// whole space fits; built in seconds), the perfect heuristic h*.
+fn run_cube2(
+    opts: &ClassicalOptions,
+    puzzle: &Cube2Puzzle,
+    spec: &str,
+    cases: &[Case<Cube2>],
+    bar: &ProgressBar,
+) -> Result<(Vec<Row>, String), SolveError> {
+    match spec {
+        "zero" => Ok((run_with(opts, puzzle, &Zero, cases, bar)?, "zero".into())),
+        "bfs-table" | "table" => {
+            let table = DistanceTable::build(puzzle, u8::MAX);
+            Ok((run_with(opts, puzzle, &table, cases, bar)?, table.name()))
+        }
+        other => Err(invalid!(
+            format!("heuristic {other}"),
+            "unknown cube2 heuristic; expected bfs-table (exact distances from a complete BFS) or zero"
+        )),
+    }
 }
 
 fn check_heuristic<P: Puzzle, H: Heuristic<P> + ?Sized>(method: Method, h: &H) -> Result<(), SolveError> {
@@ -357,23 +390,25 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf, SolveError> {
             };
             check_heuristic(opts.method, h.as_ref())?;
             let bar = super::progress_bar(opts.progress, cases.len(), "instances");
-            let rows =
-                run_cases(&puzzle, &h, opts.method, &cases, opts.limits, opts.max_depth, opts.width, opts.jobs, &bar)?;
+            let rows = run_with(opts, &puzzle, &h, &cases, &bar)?;
             bar.finish_and_clear();
             (rows, label, puzzle.name(), h.name())
         }
         PuzzleKind::Cube3 => {
-            if opts.goal.is_some() {
-                return Err(invalid!(
-                    "a goal for the cube",
-                    "goals apply to sliding puzzles; the cube's goal is the solved cube"
-                ));
-            }
+            input::no_goal(opts.goal.as_deref(), opts.puzzle)?;
             let puzzle = Cube3Puzzle::new(opts.metric);
             let (cases, label) = input::cubes(&opts.input, &puzzle)?;
-            let spec = opts.heuristic.clone().unwrap_or_else(|| "pdb".into());
             let bar = super::progress_bar(opts.progress, cases.len(), "instances");
-            let (rows, h_name) = run_cube(opts, &spec, cache.as_deref(), &cases, &bar)?;
+            let (rows, h_name) = run_cube(opts, &opts.heuristic_spec("pdb"), cache.as_deref(), &cases, &bar)?;
+            bar.finish_and_clear();
+            (rows, label, puzzle.name(), h_name)
+        }
+        PuzzleKind::Cube2 => {
+            input::no_goal(opts.goal.as_deref(), opts.puzzle)?;
+            let puzzle = Cube2Puzzle::new(opts.metric);
+            let (cases, label) = input::cube2s(&opts.input, &puzzle)?;
+            let bar = super::progress_bar(opts.progress, cases.len(), "instances");
+            let (rows, h_name) = run_cube2(opts, &puzzle, &opts.heuristic_spec("bfs-table"), &cases, &bar)?;
             bar.finish_and_clear();
             (rows, label, puzzle.name(), h_name)
         }

@@ -3,13 +3,15 @@
 //! and writes its distance distribution as `distances.csv` and a histogram
 //! (`plots/distances.png` / `.svg`).
 //!
-//! Complete tables are practical for the 8-puzzle (181,440 states) and
-//! smaller boards; for the 15-puzzle, the 24-puzzle and the cube the search
-//! must be bounded with `--max-depth`, and the bound is checked before any
-//! memory is used.
+//! Complete tables are practical for the 8-puzzle (181,440 states),
+//! smaller boards and the 2×2×2 (3,674,160 positions, a few seconds); for
+//! the 15-puzzle, the 24-puzzle and the 3×3×3 the search must be bounded
+//! with `--max-depth`, and the bound is checked before any memory is used.
 
 use super::error::{SolveError, invalid};
+use super::input::no_goal;
 use crate::csvlog::{Col, write_table};
+use crate::cube2::Cube2Puzzle;
 use crate::cube3::{Cube3Puzzle, Metric};
 use crate::folder::{IfExists, Output};
 use crate::plot::{Chart, Series, Style};
@@ -29,7 +31,8 @@ pub struct TableOptions {
     pub goal: Option<String>,
     /// Cube metric.
     pub metric: Metric,
-    /// Depth bound (`None`: the whole space, allowed for boards up to 3×3).
+    /// Depth bound (`None`: the whole space, allowed for boards up to 3×3
+    /// and the 2×2×2).
     pub max_depth: Option<u32>,
     /// Parent folder of the output folder.
     pub out_root: PathBuf,
@@ -44,6 +47,13 @@ pub struct TableOptions {
 const MAX_CUBE_DEPTH_QTM: u32 = 7;
 const MAX_CUBE_DEPTH_HTM: u32 = 6;
 const MAX_LARGE_BOARD_DEPTH: u32 = 24;
+
+/// The puzzle's name, the states at each distance up to `depth` (at most
+/// 255), and whether that is the whole space.
+fn bfs<P: Puzzle>(puzzle: &P, depth: u32) -> (String, Vec<u64>, bool) {
+    let t = DistanceTable::build(puzzle, depth.min(u32::from(u8::MAX)) as u8);
+    (puzzle.name(), t.counts.clone(), t.is_complete())
+}
 
 /// Builds the table, writes the distribution and the plot; returns the
 /// output folder and the per-depth counts.
@@ -74,17 +84,10 @@ pub fn run(opts: &TableOptions) -> Result<(PathBuf, Vec<u64>, bool), SolveError>
                 }
                 (_, Some(d)) => d,
             };
-            let p = Sliding::new(n, goal)?;
-            let t = DistanceTable::build(&p, depth.min(255) as u8);
-            (p.name(), t.counts.clone(), t.is_complete())
+            bfs(&Sliding::new(n, goal)?, depth)
         }
         PuzzleKind::Cube3 => {
-            if opts.goal.is_some() {
-                return Err(invalid!(
-                    "a goal for the cube",
-                    "goals apply to sliding puzzles; the cube's goal is the solved cube"
-                ));
-            }
+            no_goal(opts.goal.as_deref(), opts.puzzle)?;
             let cap = if opts.metric == Metric::Qtm { MAX_CUBE_DEPTH_QTM } else { MAX_CUBE_DEPTH_HTM };
             let depth = match opts.max_depth {
                 None => {
@@ -103,9 +106,11 @@ pub fn run(opts: &TableOptions) -> Result<(PathBuf, Vec<u64>, bool), SolveError>
                 }
                 Some(d) => d,
             };
-            let p = Cube3Puzzle::new(opts.metric);
-            let t = DistanceTable::build(&p, depth as u8);
-            (p.name(), t.counts.clone(), t.is_complete())
+            bfs(&Cube3Puzzle::new(opts.metric), depth)
+        }
+        PuzzleKind::Cube2 => {
+            no_goal(opts.goal.as_deref(), opts.puzzle)?;
+            bfs(&Cube2Puzzle::new(opts.metric), opts.max_depth.unwrap_or(u32::MAX))
         }
     };
     let label = opts.label.clone().unwrap_or_else(|| format!("{name}-distances"));

@@ -4,6 +4,7 @@
 //! heuristics, output folders) pass through with their own types.
 
 use crate::csvlog::TableError;
+use crate::cube2::Cube2Error;
 use crate::cube3::FaceletError;
 use crate::cube3::notation::NotationError;
 use crate::folder::FolderError;
@@ -75,6 +76,9 @@ pub enum SolveError {
     /// Cube facelets that describe no cube.
     #[error(transparent)]
     Facelets(#[from] FaceletError),
+    /// 2×2×2 facelets that describe no cube.
+    #[error(transparent)]
+    Cube2(#[from] Cube2Error),
     /// A move sequence that cannot be read.
     #[error(transparent)]
     Notation(#[from] NotationError),

@@ -7,9 +7,13 @@ use super::boards::{self, BoardInstance};
 use super::error::{SolveError, invalid};
 use super::testsets;
 use crate::checksum::fnv1a;
+use crate::cube2::{self, Cube2, Cube2Puzzle};
 use crate::cube3::{Cube3, Cube3Puzzle, Metric};
 use crate::puzzle::Puzzle;
+use crate::registry::PuzzleKind;
 use crate::sliding::{Board, Goal, Sliding};
+use rand::SeedableRng;
+use rand::rngs::ChaCha8Rng;
 use std::fmt::Debug;
 
 /// Where the instances come from.
@@ -19,12 +23,12 @@ pub enum Input {
     TestSet(String),
     /// One sliding board, e.g. `2 3 0 / 1 8 6 / 5 7 4`.
     Board(String),
-    /// One cube as a 54-character facelet string.
+    /// One cube as a facelet string (54 characters; 24 for the 2×2×2).
     Facelets(String),
     /// One cube as a move sequence from solved.
     Scramble(String),
-    /// `n` random instances of stream `seed` (cubes: 100-move random
-    /// walks; boards: uniform among the solvable ones).
+    /// `n` random instances of stream `seed` (3×3×3: 100-move random
+    /// walks; 2×2×2: uniform; boards: uniform among the solvable ones).
     Random {
         /// How many.
         n: usize,
@@ -65,24 +69,69 @@ fn stem(name: &str) -> String {
     std::path::Path::new(name).file_stem().map_or(name.to_string(), |s| s.to_string_lossy().to_string())
 }
 
+/// One instance given on the command line, labelled by its kind and state.
+fn single<P: Puzzle>(puzzle: &P, kind: &str, case: Case<P::State>) -> Loaded<P::State> {
+    let label = format!("{kind}-{}", tag(puzzle, &case.state));
+    (vec![case], label)
+}
+
+fn random_label(n: usize, seed: u64) -> String {
+    format!("random-{n}-seed{seed}")
+}
+
+/// Refuses a goal for a cube: goals are for sliding puzzles.
+pub(crate) fn no_goal(goal: Option<&str>, kind: PuzzleKind) -> Result<(), SolveError> {
+    match goal {
+        Some(g) => Err(invalid!(
+            format!("goal `{g}` for {kind}"),
+            "goals apply to sliding puzzles; a cube's goal is the solved cube"
+        )),
+        None => Ok(()),
+    }
+}
+
+fn board_for_a_cube(board: &str) -> SolveError {
+    invalid!(format!("board `{board}`"), "describes a sliding puzzle, not a cube")
+}
+
 /// Cube instances. Optimal lengths of test sets are in QTM, so they are
 /// kept only for the QTM puzzle.
 pub fn cubes(input: &Input, puzzle: &Cube3Puzzle) -> Result<Loaded<Cube3>, SolveError> {
     let qtm = puzzle.metric == Metric::Qtm;
     let case = |i: testsets::Instance| Case { id: i.id, state: i.cube, optimal: i.optimal_qtm.filter(|_| qtm) };
-    let single = |i: testsets::Instance, kind: &str| {
-        let label = format!("{kind}-{}", tag(puzzle, &i.cube));
-        (vec![case(i)], label)
-    };
     Ok(match input {
-        Input::Facelets(f) => single(testsets::from_facelets(f)?, "facelets"),
-        Input::Scramble(s) => single(testsets::from_scramble(s)?, "scramble"),
+        Input::Facelets(f) => single(puzzle, "facelets", case(testsets::from_facelets(f)?)),
+        Input::Scramble(s) => single(puzzle, "scramble", case(testsets::from_scramble(s)?)),
         Input::TestSet(t) => (testsets::load(t)?.into_iter().map(case).collect(), stem(t)),
-        Input::Random { n, seed } => (
-            testsets::random(puzzle, *n, 100, *seed)?.into_iter().map(case).collect(),
-            format!("random-{n}-seed{seed}"),
-        ),
-        Input::Board(b) => return Err(invalid!(format!("board `{b}`"), "describes a sliding puzzle, not a cube")),
+        Input::Random { n, seed } => {
+            (testsets::random(puzzle, *n, 100, *seed)?.into_iter().map(case).collect(), random_label(*n, *seed))
+        }
+        Input::Board(b) => return Err(board_for_a_cube(b)),
+    })
+}
+
+/// 2×2×2 instances: one cube by its 24 stickers (any orientation) or by
+/// U, R, F moves from solved, or `n` positions drawn uniformly from all
+/// 3,674,160 (seeded). There are no 2×2×2 test sets.
+pub fn cube2s(input: &Input, puzzle: &Cube2Puzzle) -> Result<Loaded<Cube2>, SolveError> {
+    let one = |kind: &str, state| single(puzzle, kind, Case { id: kind.into(), state, optimal: None });
+    Ok(match input {
+        Input::Facelets(f) => one("facelets", Cube2::from_facelets(f)?),
+        Input::Scramble(s) => one("scramble", Cube2::from_turns(&cube2::notation::parse(s)?)),
+        Input::Random { n, seed } => {
+            let mut rng = ChaCha8Rng::seed_from_u64(*seed);
+            let cases = (0..*n)
+                .map(|i| Case { id: format!("random-{i}"), state: Cube2::random(&mut rng), optimal: None })
+                .collect();
+            (cases, random_label(*n, *seed))
+        }
+        Input::TestSet(t) => {
+            return Err(invalid!(
+                format!("test set `{t}`"),
+                "there are no cube2 test sets; give --facelets, --scramble or --random"
+            ));
+        }
+        Input::Board(b) => return Err(board_for_a_cube(b)),
     })
 }
 
@@ -115,7 +164,7 @@ pub fn boards(input: &Input, n: usize, goal: Option<&Goal>) -> Result<(Sliding, 
         Input::Random { n: count, seed } => {
             let goal = goal.cloned().unwrap_or_default();
             let p = Sliding::new(n, goal.clone())?;
-            (goal, boards::random(&p, *count, *seed), format!("random-{count}-seed{seed}"))
+            (goal, boards::random(&p, *count, *seed), random_label(*count, *seed))
         }
         Input::Facelets(_) | Input::Scramble(_) => {
             return Err(invalid!(

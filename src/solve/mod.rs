@@ -1,7 +1,7 @@
 //! `solve`: beam search with a trained oracle over the instances of the
-//! run's puzzle (the cube or a sliding puzzle, whichever the run's config
-//! names), every solution verified by replaying it, and the per-instance,
-//! per-depth and per-width tables and the scaling and entropy plots
+//! run's puzzle (the 3×3×3 or 2×2×2 cube or a sliding puzzle, whichever
+//! the run's config names), every solution verified by replaying it, and
+//! the per-instance, per-depth and per-width tables and the scaling and entropy plots
 //! written under `<run>/solve/<label>/`. The classical searches live in
 //! [`classical`]; both load instances through [`input`] and write the
 //! result schema of [`record`].
@@ -19,7 +19,7 @@ mod tsv;
 pub mod widths;
 
 use crate::csvlog::{Col, write_table};
-use crate::cube3::{Metric, notation};
+use crate::cube3::{Metric, Turn, notation};
 use crate::folder::{self, IfExists, Output};
 use crate::learn::config::{DeviceKind, TrainConfig};
 use crate::learn::inference::NetOracle;
@@ -81,8 +81,11 @@ struct OtherMetric<'a> {
     /// The names of the puzzle's own metric and of this one (console).
     units: (&'static str, &'static str),
     /// The length of a path in it.
-    len: &'a dyn Fn(&[MoveId]) -> usize,
+    len: PathLength<'a>,
 }
+
+/// A length measure of move paths.
+type PathLength<'a> = Box<dyn Fn(&[MoveId]) -> usize + 'a>;
 
 /// One instance at one width.
 struct Row<K> {
@@ -99,14 +102,15 @@ impl<K> Row<K> {
 }
 
 /// The depth limit of beam search with a run's oracle when none is given:
-/// 40 moves for the cube (beyond God's number, 26 QTM and 20 HTM; the
-/// limit every shipped cube table was made with), and twice the run's
-/// longest training walk for other puzzles (EfficientCube's rule: 160 for
-/// the 15-puzzle trained on walks of 80).
+/// 40 moves for the cubes (beyond God's number: 26 QTM and 20 HTM on the
+/// 3×3×3, the limit every shipped cube table was made with; 14 and 11 on
+/// the 2×2×2), and twice the run's longest training walk for the sliding
+/// puzzles (EfficientCube's rule: 160 for the 15-puzzle trained on walks
+/// of 80).
 #[must_use]
 pub fn default_max_depth(config: &TrainConfig) -> usize {
     match config.puzzle.kind {
-        PuzzleKind::Cube3 => 40,
+        PuzzleKind::Cube3 | PuzzleKind::Cube2 => 40,
         _ => 2 * config.data.scramble_len.max(),
     }
 }
@@ -127,28 +131,13 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
     }
     match trained {
         AnyPuzzle::Cube3(puzzle) => {
-            if let Some(m) = opts.metric
-                && m != puzzle.metric
-            {
-                return Err(invalid!(
-                    format!("metric {m}"),
-                    "the run's model was trained in {} ({} moves)",
-                    puzzle.metric,
-                    oracle.num_moves()
-                ));
-            }
-            // A QTM model's solutions are also measured in HTM, and the other way round.
-            let other_is_htm = puzzle.metric == Metric::Qtm;
-            let other_len = |path: &[MoveId]| {
-                let turns: Vec<_> = path.iter().map(|&m| puzzle.turn(m)).collect();
-                if other_is_htm { notation::htm_len(&turns) } else { notation::qtm_len(&turns) }
-            };
-            let other = OtherMetric {
-                column: if other_is_htm { "length_htm" } else { "length_qtm" },
-                units: if other_is_htm { ("QTM", "HTM") } else { ("HTM", "QTM") },
-                len: &other_len,
-            };
+            let other = cube_lengths(opts.metric, puzzle.metric, oracle.num_moves(), move |m| puzzle.turn(m))?;
             let loaded = input::cubes(&opts.input, &puzzle)?;
+            sweep(&puzzle, oracle, loaded, opts, Some(&other))
+        }
+        AnyPuzzle::Cube2(puzzle) => {
+            let other = cube_lengths(opts.metric, puzzle.metric, oracle.num_moves(), move |m| puzzle.turn(m))?;
+            let loaded = input::cube2s(&opts.input, &puzzle)?;
             sweep(&puzzle, oracle, loaded, opts, Some(&other))
         }
         AnyPuzzle::Sliding(trained) => {
@@ -165,6 +154,31 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
             sweep(&puzzle, oracle, loaded, opts, None)
         }
     }
+}
+
+/// A cube model's solutions measured in the other metric (a QTM model's
+/// also in HTM, and the other way round), after checking that the metric
+/// the caller asked for, if any, is the model's. Move `m` is `turn(m)`.
+fn cube_lengths<'a>(
+    wanted: Option<Metric>,
+    metric: Metric,
+    moves: usize,
+    turn: impl Fn(MoveId) -> Turn + 'a,
+) -> Result<OtherMetric<'a>, SolveError> {
+    if let Some(m) = wanted
+        && m != metric
+    {
+        return Err(invalid!(format!("metric {m}"), "the run's model was trained in {metric} ({moves} moves)"));
+    }
+    let other_is_htm = metric == Metric::Qtm;
+    Ok(OtherMetric {
+        column: if other_is_htm { "length_htm" } else { "length_qtm" },
+        units: if other_is_htm { ("QTM", "HTM") } else { ("HTM", "QTM") },
+        len: Box::new(move |path: &[MoveId]| {
+            let turns: Vec<Turn> = path.iter().map(|&m| turn(m)).collect();
+            if other_is_htm { notation::htm_len(&turns) } else { notation::qtm_len(&turns) }
+        }),
+    })
 }
 
 /// The width-by-width sweep of [`run`] on one puzzle.
