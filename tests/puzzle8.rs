@@ -62,6 +62,7 @@ fn a_trained_8_puzzle_oracle_solves_random_boards_near_optimally() {
         excess as f64 / solved as f64
     );
     cli_solves_beside_a_classical_search(&run, &out, &p, &table);
+    exact_report_matches_the_truth(&run, &out);
     std::fs::remove_dir_all(&out).unwrap();
 }
 
@@ -108,4 +109,45 @@ fn cli_solves_beside_a_classical_search(run: &Path, out: &Path, p: &Sliding, tab
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("was trained on puzzle8"));
+}
+
+/// `solve --exact` with the 8-puzzle run: one row per true distance with
+/// the BFS counts of `data/puzzle8-distance-counts.tsv`,
+/// figures in their ranges, and a beam sample whose optimal lengths are
+/// the true distances its ids name.
+fn exact_report_matches_the_truth(run: &Path, out: &Path) {
+    let o = Command::new(env!("CARGO_BIN_EXE_solve"))
+        .args(["--run", run.to_str().unwrap(), "--exact", "--random", "100", "--beam-log2", "0..6"])
+        .args(["--out", out.to_str().unwrap(), "--label", "exact"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let read = |file: &str| -> Vec<Vec<String>> {
+        let text = std::fs::read_to_string(out.join("exact").join(file)).unwrap();
+        text.lines().map(|l| l.split(',').map(str::to_string).collect()).collect()
+    };
+    let counts =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/puzzle8-distance-counts.tsv"))
+            .unwrap();
+    let published: Vec<u64> = counts
+        .lines()
+        .filter(|l| l.starts_with("blank-last\t"))
+        .filter_map(|l| l.split('\t').nth(2)?.parse().ok())
+        .collect();
+    let exact = read("exact.csv");
+    assert_eq!(exact.len() - 1, published.len() - 1, "one row per distance 1..=31");
+    for (r, &n) in exact[1..].iter().zip(&published[1..]) {
+        let f = |j: usize| r[j].parse::<f64>().unwrap();
+        assert_eq!(r[1].parse::<u64>().unwrap(), n, "distance {}", r[0]);
+        assert!(f(2) >= 1.0 && (0.0..=1.0 + 1e-9).contains(&f(3)) && (0.0..=100.0).contains(&f(4)) && f(5) >= -1e-9);
+    }
+    let instances = read("instances.csv");
+    let col = |name: &str| instances[0].iter().position(|h| h == name).unwrap();
+    for r in &instances[1..] {
+        let d: &str = r[col("id")].trim_start_matches('d').split('-').next().unwrap();
+        assert_eq!(r[col("optimal")], d, "{}", r[col("id")]);
+        let len: usize = r[col("length")].parse().unwrap();
+        assert!(len >= d.parse().unwrap(), "{}: {len}", r[col("id")]);
+    }
+    assert_eq!(instances.len() - 1, 7 * 100, "100 positions at 7 widths");
 }

@@ -48,6 +48,9 @@ struct Args {
     /// Sliding-puzzle goal for classical methods: blank-last (default), blank-first, snail, or tiles "1 2 3 / 4 5 6 / 7 8 0".
     #[arg(long, allow_hyphen_values = true)]
     goal: Option<String>,
+    /// With an oracle on a puzzle small enough to enumerate (cube2, puzzle8): the exact-truth report, the oracle against exact distances at every position, and beam search on --random N uniform positions of known optimal length.
+    #[arg(long)]
+    exact: bool,
     /// Instead of solving: BFS from the goal of --puzzle, writing the distance distribution (CSV + histogram).
     #[arg(long)]
     distance_table: bool,
@@ -222,6 +225,7 @@ fn run_oracle(
         puzzle,
         input,
         widths,
+        exact: args.exact,
         max_depth: args.max_depth,
         dedup: !args.no_dedup,
         metric,
@@ -248,6 +252,7 @@ fn run_classical(
         (args.checkpoint.is_some(), "--checkpoint"),
         (args.no_dedup, "--no-dedup"),
         (args.device.is_some(), "--device"),
+        (args.exact, "--exact"),
     ] {
         if given {
             anyhow::bail!("{flag} applies to beam search with a trained oracle (--method beam, no --heuristic)");

@@ -23,7 +23,19 @@ impl<P: Puzzle> DistanceTable<P> {
     /// BFS from the goal up to `max_depth` (stops early when the space is
     /// exhausted, making the table complete).
     pub fn build(puzzle: &P, max_depth: u8) -> Self {
+        Self::bfs(puzzle, max_depth, false).0
+    }
+
+    /// [`DistanceTable::build`], also returning the states themselves, one
+    /// layer per distance (`layers[d]` holds every state at distance `d`).
+    /// For spaces small enough to enumerate.
+    pub fn build_with_layers(puzzle: &P, max_depth: u8) -> (Self, Vec<Vec<P::State>>) {
+        Self::bfs(puzzle, max_depth, true)
+    }
+
+    fn bfs(puzzle: &P, max_depth: u8, keep: bool) -> (Self, Vec<Vec<P::State>>) {
         let goal = puzzle.goal();
+        let mut layers = Vec::new();
         let mut dist = HashMap::new();
         dist.insert(puzzle.key(&goal), 0u8);
         let mut frontier = vec![goal];
@@ -49,9 +61,15 @@ impl<P: Puzzle> DistanceTable<P> {
                 break;
             }
             counts.push(next.len() as u64);
-            frontier = next;
+            let done = std::mem::replace(&mut frontier, next);
+            if keep {
+                layers.push(done);
+            }
         }
-        Self { dist, counts, complete }
+        if keep {
+            layers.push(frontier);
+        }
+        (Self { dist, counts, complete }, layers)
     }
 
     /// The exact distance of `s`, if the table holds it.

@@ -10,6 +10,7 @@ pub mod boards;
 pub mod classical;
 pub mod distances;
 pub mod error;
+pub mod exact;
 pub mod heuristics;
 pub mod input;
 pub mod published;
@@ -49,6 +50,9 @@ pub struct SolveOptions {
     pub input: Input,
     /// Beam widths, increasing.
     pub widths: Vec<usize>,
+    /// Instead of a plain sweep: the exact-truth report ([`exact`]) on a
+    /// uniform sample of `Input::Random` positions.
+    pub exact: bool,
     /// Depth limit; `None` for the run's default ([`default_max_depth`]).
     pub max_depth: Option<usize>,
     /// Deduplicate beam states.
@@ -128,6 +132,9 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
             opts.run_dir.display(),
             trained.kind()
         ));
+    }
+    if opts.exact {
+        return exact::run(opts, oracle, &trained);
     }
     match trained {
         AnyPuzzle::Cube3(puzzle) => {
