@@ -139,7 +139,7 @@ fn exact_report_matches_the_truth(run: &Path, out: &Path) {
     for (r, &n) in exact[1..].iter().zip(&published[1..]) {
         let f = |j: usize| r[j].parse::<f64>().unwrap();
         assert_eq!(r[1].parse::<u64>().unwrap(), n, "distance {}", r[0]);
-        assert!(f(2) >= 1.0 && (0.0..=1.0 + 1e-9).contains(&f(3)) && (0.0..=100.0).contains(&f(4)) && f(5) >= -1e-9);
+        assert!(f(2) >= 1.0 && (0.0..=1.0 + 1e-5).contains(&f(3)) && (0.0..=100.0).contains(&f(4)) && f(5) >= -1e-9);
     }
     let instances = read("instances.csv");
     let col = |name: &str| instances[0].iter().position(|h| h == name).unwrap();
