@@ -18,11 +18,12 @@
 //!   gives every optimal move some mass, which a softmax always does).
 //!
 //! Averaged per true distance, these go to `exact.csv` and
-//! `plots/exact_by_distance`. Then beam search runs, at the widths asked,
+//! `plots/exact_by_distance`. Beam search then runs, at the widths asked,
 //! on a seeded uniform sample of positions whose optimal lengths are known,
 //! through the ordinary sweep, so `instances.csv` and `summary.csv` in the
 //! same folder give solved %, optimal % and mean excess by width, every
-//! solution replayed.
+//! solution replayed; the exact tables join them before the folder is
+//! committed, so an interrupted report leaves no partial folder.
 
 use super::error::{SolveError, invalid};
 use super::input::Case;
@@ -94,9 +95,7 @@ impl PuzzleVisitor for Report<'_> {
         let rows = by_distance(&puzzle, &mut oracle, &table, &layers)?;
         let cases = uniform_sample(&layers, sample, seed);
         let label = format!("exact-random-{sample}-seed{seed}");
-        let dir = sweep(&puzzle, oracle, (cases, label), opts, None)?;
-        write(&dir, &rows)?;
-        Ok(dir)
+        sweep(&puzzle, oracle, (cases, label), opts, None, &|dir| write(dir, &rows))
     }
 }
 
@@ -123,21 +122,22 @@ pub fn by_distance<P: Puzzle, O: Oracle>(
             puzzle.encode_batch(chunk, &mut enc[..n * width]);
             oracle.log_probs(&enc[..n * width], n, &mut lp[..n * moves]).map_err(SearchError::from)?;
             for (s, lps) in chunk.iter().zip(lp.chunks_exact(moves)) {
-                let optimal: Vec<usize> = (0..moves)
-                    .filter(|&m| {
-                        puzzle.is_applicable(s, inverse[m]) && {
-                            let mut c = s.clone();
-                            puzzle.apply(&mut c, inverse[m]);
-                            table.distance(puzzle, &c).map(usize::from) == Some(d - 1)
-                        }
-                    })
-                    .collect();
-                let k = optimal.len() as f64;
+                let is_optimal = |m: usize| {
+                    puzzle.is_applicable(s, inverse[m]) && {
+                        let mut c = s.clone();
+                        puzzle.apply(&mut c, inverse[m]);
+                        table.distance(puzzle, &c).map(usize::from) == Some(d - 1)
+                    }
+                };
+                // Moves are at most 32 (`Scrambler` holds them in a [_; 32]).
+                let optimal = (0..moves).filter(|&m| is_optimal(m)).fold(0u32, |bits, m| bits | 1 << m);
+                let in_optimal = || (0..moves).filter(move |&m| optimal >> m & 1 == 1);
+                let k = f64::from(optimal.count_ones());
                 let best = (0..moves).max_by(|&a, &b| lps[a].total_cmp(&lps[b])).unwrap_or(0);
                 row.optimal_moves += k;
-                row.optimal_mass += optimal.iter().map(|&m| f64::from(lps[m]).exp()).sum::<f64>();
-                row.top1_optimal_pct += f64::from(u8::from(optimal.contains(&best)));
-                row.kl_optimal_uniform += -k.ln() - optimal.iter().map(|&m| f64::from(lps[m])).sum::<f64>() / k;
+                row.optimal_mass += in_optimal().map(|m| f64::from(lps[m]).exp()).sum::<f64>();
+                row.top1_optimal_pct += f64::from(optimal >> best & 1);
+                row.kl_optimal_uniform += -k.ln() - in_optimal().map(|m| f64::from(lps[m])).sum::<f64>() / k;
             }
         }
         let count = row.positions.max(1) as f64;

@@ -140,12 +140,12 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
         AnyPuzzle::Cube3(puzzle) => {
             let other = cube_lengths(opts.metric, puzzle.metric, oracle.num_moves(), move |m| puzzle.turn(m))?;
             let loaded = input::cubes(&opts.input, &puzzle)?;
-            sweep(&puzzle, oracle, loaded, opts, Some(&other))
+            sweep(&puzzle, oracle, loaded, opts, Some(&other), &no_more_tables)
         }
         AnyPuzzle::Cube2(puzzle) => {
             let other = cube_lengths(opts.metric, puzzle.metric, oracle.num_moves(), move |m| puzzle.turn(m))?;
             let loaded = input::cube2s(&opts.input, &puzzle)?;
-            sweep(&puzzle, oracle, loaded, opts, Some(&other))
+            sweep(&puzzle, oracle, loaded, opts, Some(&other), &no_more_tables)
         }
         AnyPuzzle::Sliding(trained) => {
             if let Some(m) = opts.metric {
@@ -158,7 +158,7 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
             // The boards must share the goal the oracle was trained for.
             let goal = oracle.config.goal()?.unwrap_or_default();
             let (puzzle, loaded) = input::boards(&opts.input, trained.n(), Some(&goal))?;
-            sweep(&puzzle, oracle, loaded, opts, None)
+            sweep(&puzzle, oracle, loaded, opts, None, &no_more_tables)
         }
     }
 }
@@ -188,13 +188,23 @@ fn cube_lengths<'a>(
     })
 }
 
-/// The width-by-width sweep of [`run`] on one puzzle.
+/// What a sweep writes besides its own tables, into the output folder
+/// before it is committed (see [`exact`]).
+type MoreTables<'a> = dyn Fn(&Path) -> Result<(), SolveError> + 'a;
+
+fn no_more_tables(_: &Path) -> Result<(), SolveError> {
+    Ok(())
+}
+
+/// The width-by-width sweep of [`run`] on one puzzle; `more` adds its
+/// tables to the output folder before the folder is committed.
 fn sweep<P: Puzzle>(
     puzzle: &P,
     oracle: NetOracle,
     (cases, default_label): input::Loaded<P::State>,
     opts: &SolveOptions,
     other: Option<&OtherMetric>,
+    more: &MoreTables,
 ) -> Result<PathBuf, SolveError> {
     let max_depth = opts.max_depth.unwrap_or_else(|| default_max_depth(&oracle.config));
     let dedup_tag = if opts.dedup { "" } else { "-nodedup" };
@@ -258,6 +268,7 @@ fn sweep<P: Puzzle>(
     }
     bar.finish_and_clear();
     tables.write(&rows, &widths, &wall_s, true)?;
+    more(&out_dir)?;
     Ok(output.commit()?)
 }
 
