@@ -138,7 +138,7 @@ pub enum LearnError {
 
 impl LearnError {
     /// [`LearnError::Record`] from what was being done and burn's message.
-    pub(crate) fn record(what: impl Into<String>) -> impl FnOnce(String) -> Self {
-        move |message| Self::Record { what: what.into(), message }
+    pub(crate) fn record(what: impl Into<String>, message: impl ToString) -> Self {
+        Self::Record { what: what.into(), message: message.to_string() }
     }
 }

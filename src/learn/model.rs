@@ -142,10 +142,10 @@ pub(crate) fn load_model(model: PolicyNet, bytes: Vec<u8>, what: &str) -> Result
     // claims another type (found by tests/fuzz.rs with a repaired checksum).
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes))
         .map_err(|e| {
-            LearnError::record(what)(format!("its model section is not a model record this build can read ({e})"))
+            LearnError::record(what, format!("its model section is not a model record this build can read ({e})"))
         })?
         .cast_to_module_dtype();
-    model.try_load_record(record).map_err(|e| LearnError::record(what)(explain_mismatch(&e.to_string())))
+    model.try_load_record(record).map_err(|e| LearnError::record(what, explain_mismatch(&e.to_string())))
 }
 
 /// Words for burn's record-validation message, which quotes one entry per

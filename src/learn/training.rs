@@ -245,8 +245,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         let cpu = backend::device(DeviceKind::Cpu)?;
         cpu.seed(cfg.run.seed);
         let init = PolicyNet::new(&cfg.model, inputs, moves, &cpu);
-        let bytes =
-            init.into_record().into_bytes().map_err(|e| LearnError::record("serialising the model")(e.to_string()))?;
+        let bytes = init.into_record().into_bytes().map_err(|e| LearnError::record("serialising the model", e))?;
         model = load_model(model, bytes.to_vec(), "moving the initial weights to the device")?;
     }
     drop(model.valid());
@@ -270,9 +269,9 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
             return Err(LearnError::WeightsOnly { path });
         }
         model = load_model(model, ck.model, &format!("loading the model from {}", path.display()))?;
-        optim = optim.from_bytes(Bytes::from_bytes_vec(ck.optimizer)).map_err(|e| {
-            LearnError::record(format!("loading the optimiser state from {}", path.display()))(e.to_string())
-        })?;
+        optim = optim
+            .from_bytes(Bytes::from_bytes_vec(ck.optimizer))
+            .map_err(|e| LearnError::record(format!("loading the optimiser state from {}", path.display()), e))?;
         state = ck.state;
         snapshot = ck.snapshot;
         eprintln!("resuming {} from step {} ({})", dir.display(), state.step, path.display());
@@ -432,12 +431,9 @@ fn save_checkpoint(
 ) -> Result<PathBuf> {
     // `valid()` first folds the batch-norm running statistics' pending
     // update into their value; a plain record would be one update behind.
-    let model_bytes = model
-        .valid()
-        .into_record()
-        .into_bytes()
-        .map_err(|e| LearnError::record("serialising the model")(e.to_string()))?;
-    let optim_bytes = optim.into_bytes().map_err(|e| LearnError::record("serialising the optimiser")(e.to_string()))?;
+    let model_bytes =
+        model.valid().into_record().into_bytes().map_err(|e| LearnError::record("serialising the model", e))?;
+    let optim_bytes = optim.into_bytes().map_err(|e| LearnError::record("serialising the optimiser", e))?;
     let ck = Checkpoint {
         state: state.clone(),
         model: model_bytes.to_vec(),
