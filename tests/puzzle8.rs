@@ -150,4 +150,19 @@ fn exact_report_matches_the_truth(run: &Path, out: &Path) {
         assert!(len >= d.parse().unwrap(), "{}: {len}", r[col("id")]);
     }
     assert_eq!(instances.len() - 1, 7 * 100, "100 positions at 7 widths");
+    // The report draws its own sample, and belongs to the oracle path.
+    for (args, says) in [
+        (
+            vec!["--run", run.to_str().unwrap(), "--exact", "--board", "1 2 3 / 4 5 6 / 7 0 8"],
+            "draws its own uniform sample",
+        ),
+        (
+            vec!["--method", "astar", "--puzzle", "puzzle8", "--exact", "--random", "3"],
+            "--exact applies to beam search",
+        ),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_solve")).args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.code() == Some(1) && err.contains(says), "{args:?}: {err}");
+    }
 }
