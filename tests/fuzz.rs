@@ -445,3 +445,156 @@ fn checkpoint_flips_and_truncations() {
     });
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn local_search_problems_and_methods() {
+    use cube_oracle::local::{LocalMethod, ProblemKind, queens};
+    let strategy = (
+        prop_oneof![text_from("queensfunction-comb0123456789 QX+", 24), "queens[0-9]{0,25}", ".*"],
+        prop_oneof![text_from("hill-climbingfirstchoiceannealg_ ", 24), ".*"],
+    );
+    fuzz("local-search-names", 3000, 15, strategy, |(problem, method)| {
+        let mut ok = false;
+        match ProblemKind::from_str(&problem) {
+            Ok(kind) => {
+                assert!(ProblemKind::claims(&problem), "{problem:?}");
+                assert_eq!(ProblemKind::from_str(&kind.to_string()).unwrap(), kind);
+                if let ProblemKind::Queens(q) = kind {
+                    assert!(queens::has_solution(q.n() as u64) && q.n() <= queens::MAX_QUEENS, "{problem:?}");
+                }
+                ok = true;
+            }
+            Err(e) => assert!(!e.to_string().is_empty()),
+        }
+        if let Ok(m) = LocalMethod::from_str(&method) {
+            assert_eq!(LocalMethod::from_str(m.name()).unwrap(), m);
+            ok = true;
+        }
+        ok
+    });
+}
+
+#[test]
+fn game_piles_boards_and_names() {
+    use cube_oracle::games::sticks::Sticks;
+    use cube_oracle::games::tictactoe::TicTacToe;
+    use cube_oracle::games::{Game, Method, pacman::Eval, play::GameKind};
+    let strategy = (
+        prop_oneof![text_from("0123456789, -x", 24), "[0-9]{1,4}(,[0-9]{1,4}){0,9}", ".*"],
+        prop_oneof![text_from("xo.XO/ q", 14), "[xo.]{3}/[xo.]{3}/[xo.]{3}", ".*"],
+        prop_oneof![text_from("sticktaocpmnlhbr-_ ", 14), ".*"],
+    );
+    fuzz("game-piles-boards-names", 3000, 21, strategy, |(piles, board, name)| {
+        let mut ok = false;
+        if let Ok(s) = Sticks::from_str(&piles) {
+            assert_eq!(Sticks::from_str(&s.to_string()).expect("printed piles parse"), s);
+            ok = true;
+        }
+        if let Ok(b) = TicTacToe::from_str(&board) {
+            assert_eq!(TicTacToe::from_str(&b.to_string()).expect("printed board parses"), b);
+            let mut moves = Vec::new();
+            b.moves(&mut moves);
+            assert_eq!(moves.is_empty(), b.utility().is_some(), "{board:?}");
+            ok = true;
+        }
+        if let Ok(g) = GameKind::from_str(&name) {
+            assert_eq!(GameKind::from_str(g.name()).unwrap(), g);
+        }
+        if let Ok(m) = Method::from_str(&name) {
+            assert_eq!(Method::from_str(m.name()).unwrap(), m);
+        }
+        if let Ok(e) = Eval::from_str(&name) {
+            assert_eq!(Eval::from_str(&e.to_string()).unwrap(), e);
+        }
+        ok
+    });
+}
+
+#[test]
+fn pacman_layouts() {
+    use cube_oracle::games::Game;
+    use cube_oracle::games::pacman::{Eval, Layout, Pacman};
+    // Mutations of a real layout, and random text over the layout alphabet.
+    let real = "%%%%%%%\n%P . G%\n%.%%%.%\n%o  G.%\n%%%%%%%\n";
+    let mutated =
+        prop::collection::vec((0usize..45, prop::sample::select("%. oPG\nx\r".chars().collect::<Vec<_>>())), 0..5)
+            .prop_map(move |edits| edit(real, edits));
+    let strategy = (prop_oneof![mutated, text_from("%. oPG\n", 60), ".*"], 0usize..4);
+    fuzz("pacman-layouts", 3000, 22, strategy, |(text, ghosts)| match Layout::parse("<fuzz>", &text) {
+        Ok(layout) => {
+            assert!(!layout.food().is_empty());
+            if let Ok(mut p) = Pacman::new(layout, ghosts, Eval::Features) {
+                // Search two plies and check the position is restored.
+                let before = p.clone();
+                let r = cube_oracle::games::alpha_beta(&mut p, Some(2), cube_oracle::games::Ordering::Static);
+                assert!(r.value.is_finite() && r.best_move.is_some());
+                assert_eq!(p, before);
+                let mut moves = Vec::new();
+                p.moves(&mut moves);
+                assert!(!moves.is_empty());
+            }
+            true
+        }
+        Err(e) => {
+            assert!(e.to_string().starts_with("layout <fuzz>"), "{e}");
+            false
+        }
+    });
+}
+
+#[test]
+fn grids_and_parberry_names() {
+    use cube_oracle::search::parberry::Parberry;
+    use cube_oracle::sliding::grid::Grid;
+    use cube_oracle::solve::parberry::{parse_goal, parse_puzzle};
+    // Shuffled boards of width 2..=7 (rows or one line), sometimes with a
+    // tile changed, plus random text; every solvable one is solved and its
+    // solution replayed.
+    let shuffled = (2usize..=7)
+        .prop_flat_map(|n| (Just(n), Just((0..n * n).collect::<Vec<usize>>()).prop_shuffle()))
+        .prop_flat_map(|(n, tiles)| (Just(n), Just(tiles), prop::bool::ANY, prop::option::of((0usize..49, 0usize..60))))
+        .prop_map(|(n, mut tiles, rows, edit)| {
+            if let Some((i, v)) = edit {
+                tiles[i % (n * n)] = v;
+            }
+            let row = |r: &[usize]| r.iter().map(usize::to_string).collect::<Vec<_>>().join(" ");
+            let sep = if rows { " / " } else { ", " };
+            tiles.chunks(n).map(row).collect::<Vec<_>>().join(sep)
+        });
+    let solver = Parberry::new();
+    let strategy = prop_oneof![3 => shuffled, 1 => text_from("0123456789 /-,\n", 48), 1 => ".*"];
+    fuzz("grids", 3000, 31, strategy, |text| match Grid::from_str(&text) {
+        Ok(g) => {
+            assert_eq!(Grid::from_str(&g.to_string()).expect("printed grid parses"), g);
+            assert_eq!(Grid::parse(&text, Some(g.n())).expect("same width"), g);
+            match solver.solve(&g) {
+                Ok(sol) => assert!(g.replay(&sol.moves).expect("legal moves").is_goal()),
+                Err(e) => assert!(!g.is_solvable() && e.to_string().contains("unsolvable"), "{e}"),
+            }
+            true
+        }
+        Err(_) => false,
+    });
+    // Puzzle names and goals of `solve --method parberry`.
+    let names = prop_oneof![
+        (0u64..300, -1i64..=1).prop_map(|(n, d)| format!("puzzle{}", (n * n) as i64 - 1 + d)),
+        (0u64..70_000).prop_map(|t| format!("puzzle{t}")),
+        text_from("puzzle0123456789 -", 24),
+        ".*"
+    ];
+    let goals = prop_oneof![text_from("blank-firstlaiu_ 0123/", 16), ".*"];
+    fuzz("parberry-names", 3000, 32, (names, goals), |(name, goal)| {
+        let _ = parse_goal(Some(&goal));
+        match parse_puzzle(&name) {
+            Ok(n) => {
+                assert!((2..=256).contains(&n));
+                assert_eq!(parse_puzzle(&format!("puzzle{}", n * n - 1)).unwrap(), n);
+                true
+            }
+            Err(e) => {
+                assert!(e.to_string().starts_with("--puzzle"), "{e}");
+                false
+            }
+        }
+    });
+}

@@ -4,19 +4,29 @@
 //! (`--method astar|idastar|rbfs|ids|bfs|greedy|ucs`, or `beam` with a
 //! `--heuristic`).
 //!
+//! Local search runs on `--puzzle queens<N>` or `function-<name>`
+//! (`--method hill-climbing|first-choice|annealing`, `--runs N`).
+//! `--method parberry` runs Parberry's real-time algorithm on
+//! `--puzzle puzzle<N>` boards of any width up to 256
+//! (`cube_oracle::solve::parberry::run`).
+//!
 //! Thin entry point: parse arguments and dispatch to
-//! `cube_oracle::solve::run` or `cube_oracle::solve::classical::run`. Errors
+//! `cube_oracle::solve::run`, `cube_oracle::solve::classical::run` or
+//! `cube_oracle::solve::local::run`. Errors
 //! are printed with their causes and give exit status 1.
 
 use anyhow::Context;
 use clap::{ArgGroup, Parser};
 use cube_oracle::cube3::Metric;
 use cube_oracle::learn::config::DeviceKind;
+use cube_oracle::local::{LocalConfig, LocalMethod, ProblemKind};
 use cube_oracle::registry::PuzzleKind;
 use cube_oracle::search::Limits;
 use cube_oracle::solve::classical::{self, ClassicalOptions, Method};
 use cube_oracle::solve::distances::{self, TableOptions};
 use cube_oracle::solve::input::Input;
+use cube_oracle::solve::local::{self as local_search, LocalOptions};
+use cube_oracle::solve::parberry::{self, ParberryOptions};
 use cube_oracle::solve::{self, SolveOptions, widths};
 use std::io::IsTerminal;
 use std::num::NonZeroUsize;
@@ -30,16 +40,16 @@ use std::time::Duration;
     version,
     about = "Solve puzzles by beam search with a trained oracle, or cubes and sliding puzzles with classical search"
 )]
-#[command(group(ArgGroup::new("input").required(true).args(["facelets", "scramble", "testset", "random", "board", "distance_table"])))]
+#[command(group(ArgGroup::new("input").required(true).args(["facelets", "scramble", "testset", "random", "board", "distance_table", "runs"])))]
 struct Args {
     /// The trained run directory (its config.toml and newest checkpoint);
     /// default: the shipped oracle, runs/cube3-gpu.
     #[arg(long)]
     run: Option<PathBuf>,
-    /// Search method: beam (default), astar, idastar, rbfs, ids, bfs, greedy, ucs.
+    /// Search method: beam (default), astar, idastar, rbfs, ids, bfs, greedy, ucs; local search: hill-climbing, first-choice, annealing; parberry (sliding puzzles of any width up to 256).
     #[arg(long, default_value = "beam")]
     method: String,
-    /// Puzzle: cube3 (the default for classical methods), cube2, puzzle8, puzzle15, puzzle24; with an oracle, the run's puzzle.
+    /// Puzzle: cube3 (the default for classical methods), cube2, puzzle8, puzzle15, puzzle24; with an oracle, the run's puzzle; local search: queens<N>, function-quadratic, function-comb, function-shoulder.
     #[arg(long)]
     puzzle: Option<String>,
     /// Heuristic for classical methods, e.g. manhattan, linear-conflict, pdb-7-8, max(a,b); on cube3: pdb; on cube2: bfs-table.
@@ -78,7 +88,7 @@ struct Args {
     /// N random instances (cube3: 100-move random walks; cube2: uniform; boards: uniform among the solvable ones).
     #[arg(long, value_name = "N")]
     random: Option<usize>,
-    /// Seed for --random.
+    /// Seed for --random (local search: seed of the first of --runs).
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Beam width.
@@ -111,6 +121,24 @@ struct Args {
     /// Beam search: evaluate the oracle on `cpu` (default) or `gpu` (a build with --features gpu).
     #[arg(long, value_parser = ["cpu", "gpu"])]
     device: Option<String>,
+    /// Local search (--puzzle queens<N> or function-<name>): this many seeded runs, run i from seed --seed + i.
+    #[arg(long, value_name = "N")]
+    runs: Option<u64>,
+    /// Hill climbing: most consecutive sideways moves (to an equal neighbour) per climb (default 0).
+    #[arg(long)]
+    max_sideways: Option<u64>,
+    /// Local search: random restarts after a failed climb (default 0).
+    #[arg(long)]
+    max_restarts: Option<u64>,
+    /// Local search: steps per climb (annealing: default 10000; hill climbing: no limit).
+    #[arg(long)]
+    max_steps: Option<u64>,
+    /// Annealing: start temperature T0 (default 2).
+    #[arg(long)]
+    temperature: Option<f64>,
+    /// Annealing: geometric cooling factor per step, T = T0 * cooling^t (default 0.999).
+    #[arg(long)]
+    cooling: Option<f64>,
 }
 
 /// The oracle `solve` uses without `--run`: the best shipped one (the
@@ -143,6 +171,15 @@ fn parse_metric(text: Option<&str>) -> anyhow::Result<Option<Metric>> {
 fn main() -> ExitCode {
     let args = Args::parse();
     let result = (|| {
+        if let Some(name) = args.puzzle.as_deref().filter(|p| ProblemKind::claims(p)) {
+            return run_local(&args, name);
+        }
+        if let Some(flag) = local_flag(&args) {
+            anyhow::bail!("{flag} applies to local search (--puzzle queens<N> or function-<name>)");
+        }
+        if parberry::is_method(&args.method) {
+            return run_parberry(&args);
+        }
         let method: Method = args.method.parse()?;
         let puzzle: Option<PuzzleKind> = args.puzzle.as_deref().map(str::parse).transpose().context("--puzzle")?;
         let metric = parse_metric(args.metric.as_deref())?;
@@ -293,4 +330,116 @@ fn run_classical(
         progress: !single && std::io::stderr().is_terminal(),
     };
     Ok(classical::run(&opts)?)
+}
+
+/// The first flag of local search given, if any (refused elsewhere).
+fn local_flag(args: &Args) -> Option<&'static str> {
+    first_given(&[
+        (args.runs.is_some(), "--runs"),
+        (args.max_sideways.is_some(), "--max-sideways"),
+        (args.max_restarts.is_some(), "--max-restarts"),
+        (args.max_steps.is_some(), "--max-steps"),
+        (args.temperature.is_some(), "--temperature"),
+        (args.cooling.is_some(), "--cooling"),
+    ])
+}
+
+/// The flags of oracle and classical search, with whether each was given:
+/// neither local search nor Parberry's algorithm takes any of them.
+fn search_flags(args: &Args) -> Vec<(bool, &'static str)> {
+    vec![
+        (args.run.is_some(), "--run"),
+        (args.checkpoint.is_some(), "--checkpoint"),
+        (args.heuristic.is_some(), "--heuristic"),
+        (args.exact, "--exact"),
+        (args.distance_table, "--distance-table"),
+        (args.max_generated.is_some(), "--max-generated"),
+        (args.max_time_s.is_some(), "--max-time-s"),
+        (args.beam_width.is_some(), "--beam-width"),
+        (args.beam_log2.is_some(), "--beam-log2"),
+        (args.max_depth.is_some(), "--max-depth"),
+        (args.no_dedup, "--no-dedup"),
+        (args.metric.is_some(), "--metric"),
+        (args.device.is_some(), "--device"),
+    ]
+}
+
+/// The first flag of `flags` that was given.
+fn first_given(flags: &[(bool, &'static str)]) -> Option<&'static str> {
+    flags.iter().find_map(|&(given, flag)| given.then_some(flag))
+}
+
+/// `--puzzle queens<N>` or `function-<name>`: seeded local-search runs.
+fn run_local(args: &Args, name: &str) -> anyhow::Result<PathBuf> {
+    let problem: ProblemKind = name.parse().context("--puzzle")?;
+    let mut misplaced = search_flags(args);
+    misplaced.extend([
+        (args.goal.is_some(), "--goal"),
+        (args.board.is_some(), "--board"),
+        (args.facelets.is_some(), "--facelets"),
+        (args.scramble.is_some(), "--scramble"),
+        (args.testset.is_some(), "--testset"),
+        (args.random.is_some(), "--random"),
+        (args.jobs.get() != 1, "--jobs"),
+    ]);
+    if let Some(flag) = first_given(&misplaced) {
+        anyhow::bail!(
+            "{flag} does not apply to local search on {problem} (it takes --runs, --seed, --method and the limits)"
+        );
+    }
+    let method: LocalMethod = args.method.parse().with_context(|| {
+        if args.method == "beam" {
+            "--method beam (the default)".to_string()
+        } else {
+            format!("--method {}", args.method)
+        }
+    })?;
+    let annealing = method == LocalMethod::Annealing;
+    for (given, flag, applies) in [
+        (args.max_sideways.is_some() && annealing, "--max-sideways", "hill-climbing and first-choice"),
+        (args.temperature.is_some() && !annealing, "--temperature", "annealing"),
+        (args.cooling.is_some() && !annealing, "--cooling", "annealing"),
+    ] {
+        if given {
+            anyhow::bail!("{flag} applies to --method {applies} only");
+        }
+    }
+    let mut config = LocalConfig::new(method);
+    config.max_sideways = args.max_sideways.unwrap_or(0);
+    config.max_restarts = args.max_restarts.unwrap_or(0);
+    config.max_steps = args.max_steps.unwrap_or(config.max_steps);
+    config.schedule.temperature = args.temperature.unwrap_or(config.schedule.temperature);
+    config.schedule.cooling = args.cooling.unwrap_or(config.schedule.cooling);
+    let opts = LocalOptions {
+        problem,
+        config,
+        runs: args.runs.unwrap_or(1),
+        seed: args.seed,
+        out_root: args.out.clone().unwrap_or_else(|| PathBuf::from(CLASSICAL_OUT)),
+        label: args.label.clone(),
+        overwrite: args.overwrite,
+    };
+    Ok(local_search::run(&opts)?.0)
+}
+
+/// `--method parberry`: Parberry's real-time algorithm on `--puzzle
+/// puzzle<N>` boards of any width up to 256.
+fn run_parberry(args: &Args) -> anyhow::Result<PathBuf> {
+    if let Some(flag) = first_given(&search_flags(args)) {
+        anyhow::bail!(
+            "{flag} does not apply to --method parberry (it takes --puzzle, --goal, --board, --random, --testset)"
+        );
+    }
+    let input = input(args)?;
+    let opts = ParberryOptions {
+        puzzle: args.puzzle.clone(),
+        goal: args.goal.clone(),
+        progress: !input.is_single() && std::io::stderr().is_terminal(),
+        input,
+        out_root: args.out.clone().unwrap_or_else(|| PathBuf::from(CLASSICAL_OUT)),
+        label: args.label.clone(),
+        overwrite: args.overwrite,
+        jobs: args.jobs.get(),
+    };
+    Ok(parberry::run(&opts)?)
 }

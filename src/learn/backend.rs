@@ -58,11 +58,29 @@ fn gpu() -> Result<Device, LearnError> {
 #[must_use]
 pub fn describe(kind: DeviceKind) -> String {
     match kind {
-        DeviceKind::Cpu => format!("cpu: burn flex (x86-v4 kernels), {}", cpu_model()),
+        DeviceKind::Cpu => format!("cpu: burn flex ({} kernels), {}", cpu_kernels(), cpu_model()),
         DeviceKind::Gpu => {
             format!("gpu: burn vulkan (wgpu{}), device 0", if cfg!(feature = "gpu-fusion") { ", fusion" } else { "" })
         }
     }
+}
+
+/// The GEMM kernel family burn's CPU backend dispatches to on this machine.
+/// The build enables the AVX-512 (`x86-v4`) kernels, but the choice between
+/// them, the AVX2 (`x86-v3`) ones and the portable ones is made at run time
+/// from the CPU's features, so the label names what actually runs.
+#[must_use]
+pub fn cpu_kernels() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return "x86-v4 (AVX-512)";
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+            return "x86-v3 (AVX2)";
+        }
+    }
+    "portable"
 }
 
 /// The CPU model name and logical core count, from `/proc/cpuinfo`.

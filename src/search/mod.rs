@@ -17,6 +17,7 @@ pub mod idastar;
 pub mod korf;
 pub mod oracle;
 pub mod outcome;
+pub mod parberry;
 pub mod rbfs;
 pub mod table;
 

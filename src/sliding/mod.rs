@@ -24,6 +24,7 @@ pub mod board;
 pub mod encoding;
 pub mod error;
 pub mod goal;
+pub mod grid;
 pub mod moves;
 pub mod parity;
 pub mod parse;

@@ -112,6 +112,15 @@ pub enum SolveError {
     /// A plot could not be saved.
     #[error(transparent)]
     Plot(#[from] PlotError),
+    /// A local-search problem, method or limit that breaks a rule.
+    #[error(transparent)]
+    Local(#[from] crate::local::LocalError),
+    /// A board of any width (`--method parberry`) that breaks a rule.
+    #[error(transparent)]
+    Grid(#[from] crate::sliding::grid::GridError),
+    /// Parberry's algorithm failed (an unsolvable board, or a bug).
+    #[error(transparent)]
+    Parberry(#[from] crate::search::parberry::ParberryError),
     /// A file-system operation failed.
     #[error(transparent)]
     File(#[from] FileError),

@@ -13,6 +13,8 @@ pub mod error;
 pub mod exact;
 pub mod heuristics;
 pub mod input;
+pub mod local;
+pub mod parberry;
 pub mod published;
 pub mod record;
 pub mod testsets;

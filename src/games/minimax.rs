@@ -1,0 +1,57 @@
+//! Minimax (the lecture's MINIMAX): the value of a position is the largest
+//! child value where MAX moves and the smallest where a MIN agent moves;
+//! terminal positions score their utility, and with a depth limit the
+//! positions at the limit score the evaluation function. Every child of
+//! every expanded position is searched, in the game's move order.
+
+use super::Game;
+use super::report::{Counts, SearchReport, take_buffer};
+use std::time::Instant;
+
+struct Minimax<M> {
+    counts: Counts,
+    buffers: Vec<Vec<M>>,
+}
+
+impl<M: Copy> Minimax<M> {
+    /// The value of `game` and its best move (the first that attains it in
+    /// move order); `remaining` plies before the cutoff.
+    fn search<G: Game<Move = M>>(&mut self, game: &mut G, ply: usize, remaining: Option<u32>) -> (f64, Option<M>) {
+        if let Some(v) = self.counts.stop(game, remaining) {
+            return (v, None);
+        }
+        let mut moves = take_buffer(&mut self.buffers, ply);
+        game.moves(&mut moves);
+        if moves.is_empty() {
+            self.buffers[ply] = moves;
+            return (self.counts.dead_end(game), None);
+        }
+        self.counts.expanded += 1;
+        let max = game.max_to_move();
+        let mut best = if max { f64::NEG_INFINITY } else { f64::INFINITY };
+        let mut best_move = None;
+        for &m in &moves {
+            let token = game.apply(m);
+            self.counts.nodes += 1;
+            let (v, _) = self.search(game, ply + 1, remaining.map(|d| d - 1));
+            game.undo(m, token);
+            if best_move.is_none() || (max && v > best) || (!max && v < best) {
+                best = v;
+                best_move = Some(m);
+            }
+        }
+        self.buffers[ply] = moves;
+        (best, best_move)
+    }
+}
+
+/// Minimax from `game`'s position, to the end of the game (`depth: None`)
+/// or to `depth` plies with the evaluation function at the limit. The
+/// position is restored before returning. Ties go to the first move in the
+/// game's order.
+pub fn minimax<G: Game>(game: &mut G, depth: Option<u32>) -> SearchReport<G::Move> {
+    let start = Instant::now();
+    let mut s = Minimax { counts: Counts { nodes: 1, ..Counts::default() }, buffers: Vec::new() };
+    let (value, best_move) = s.search(game, 0, depth);
+    SearchReport::new(value, best_move, depth, s.counts, start.elapsed())
+}

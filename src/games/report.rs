@@ -1,0 +1,102 @@
+//! What a game search reports: the value of the root, the best move of the
+//! agent to move there, and the work done, counted the same way by every
+//! search so that the counts can be set side by side.
+//!
+//! **Counting.** `nodes` counts every position the search visits, the root
+//! included: for minimax without a depth limit that is the size of the full
+//! game tree (549,946 for tic-tac-toe). A move that αβ never makes because
+//! of a cutoff is not counted. `expanded` counts visited positions whose
+//! moves were listed and searched; `leaves` the visited positions scored
+//! instead, by [`Game::utility`](super::Game::utility) when terminal or by
+//! [`Game::evaluate`](super::Game::evaluate) at the depth limit
+//! (`horizon_leaves` of them). `probes` counts children made and scored only
+//! to order moves (αβ with ordering); they are not part of `nodes`.
+
+use super::Game;
+use std::time::Duration;
+
+/// The outcome of one game search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchReport<M> {
+    /// The root's value from MAX's view (exact minimax value of the tree
+    /// searched, the depth-limited tree when a depth is given).
+    pub value: f64,
+    /// The move of the agent to move at the root that attains `value`
+    /// (MAX's maximum or a MIN agent's minimum); `None` at a terminal root.
+    pub best_move: Option<M>,
+    /// The depth limit in plies (`None`: to the end of the game).
+    pub depth: Option<u32>,
+    /// Positions visited, the root included.
+    pub nodes: u64,
+    /// Positions whose moves were searched.
+    pub expanded: u64,
+    /// Positions scored without search (terminal, or at the depth limit).
+    pub leaves: u64,
+    /// Of the leaves, the non-terminal ones scored by the evaluation
+    /// function at the depth limit.
+    pub horizon_leaves: u64,
+    /// Children made and scored only to order moves (not in `nodes`).
+    pub probes: u64,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// The counters a search keeps while it runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    pub nodes: u64,
+    pub expanded: u64,
+    pub leaves: u64,
+    pub horizon_leaves: u64,
+    pub probes: u64,
+}
+
+impl Counts {
+    /// Where a search stops at `game` without expanding it: a terminal
+    /// position scores its utility, the depth limit (`remaining == Some(0)`)
+    /// its evaluation; either way it is counted as a leaf. `None` means
+    /// the search goes on below.
+    pub(crate) fn stop<G: Game>(&mut self, game: &G, remaining: Option<u32>) -> Option<f64> {
+        if let Some(u) = game.utility() {
+            self.leaves += 1;
+            return Some(u);
+        }
+        if remaining == Some(0) {
+            return Some(self.dead_end(game));
+        }
+        None
+    }
+
+    /// A position scored by its evaluation rather than expanded (the depth
+    /// limit, or a game breaking the contract: no move, not terminal).
+    pub(crate) fn dead_end<G: Game>(&mut self, game: &G) -> f64 {
+        self.leaves += 1;
+        self.horizon_leaves += 1;
+        game.evaluate()
+    }
+}
+
+impl<M> SearchReport<M> {
+    pub(crate) fn new(value: f64, best_move: Option<M>, depth: Option<u32>, c: Counts, elapsed: Duration) -> Self {
+        Self {
+            value,
+            best_move,
+            depth,
+            nodes: c.nodes,
+            expanded: c.expanded,
+            leaves: c.leaves,
+            horizon_leaves: c.horizon_leaves,
+            probes: c.probes,
+            elapsed,
+        }
+    }
+}
+
+/// Takes the move buffer of `ply` out of `buffers` (growing it as needed),
+/// so that a recursive search reuses one allocation per ply.
+pub(crate) fn take_buffer<T>(buffers: &mut Vec<Vec<T>>, ply: usize) -> Vec<T> {
+    if buffers.len() <= ply {
+        buffers.resize_with(ply + 1, Vec::new);
+    }
+    std::mem::take(&mut buffers[ply])
+}
