@@ -84,7 +84,14 @@ fn run(a: &Args) -> anyhow::Result<()> {
     let base = backend::device_with(a.device, a.precision)?;
     base.seed(cfg.run.seed);
     let dev = base.clone().autodiff();
-    let spec = BatchSpec { length: cfg.data.scramble_len.walk_length(), prune: cfg.data.prune, size: batch, seed: 0 };
+    let spec = BatchSpec {
+        length: cfg.data.scramble_len.walk_length(),
+        prune: cfg.data.prune,
+        walk: cfg.data.walk,
+        depths: cfg.data.depths,
+        size: batch,
+        seed: 0,
+    };
     // Distinct batches, as training sees them, reused round-robin.
     let host: Vec<_> = (0..4).map(|i| make_batch(&puzzle, &spec, i)).collect::<Result<_, _>>()?;
 

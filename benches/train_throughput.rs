@@ -14,9 +14,9 @@ use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use cube_oracle::cube3::{Cube3Puzzle, Metric};
 use cube_oracle::learn::config::{Encoding, ModelSection, Norm};
-use cube_oracle::learn::data::{BatchSpec, make_batch};
+use cube_oracle::learn::data::{BatchSpec, Depths, make_batch};
 use cube_oracle::learn::model::{PolicyNet, forward_macs, parameter_count};
-use cube_oracle::scramble::WalkLength;
+use cube_oracle::scramble::{WalkKind, WalkLength};
 use std::time::Instant;
 
 /// Measured fp32 peak of this machine: independent AVX-512 FMA chains on
@@ -74,7 +74,14 @@ fn main() {
     base.seed(0);
     let dev = base.clone().autodiff();
     let puzzle = Cube3Puzzle::new(Metric::Qtm);
-    let spec = BatchSpec { length: WalkLength::Fixed(26), prune: true, size: batch, seed: 0 };
+    let spec = BatchSpec {
+        length: WalkLength::Fixed(26),
+        prune: true,
+        walk: WalkKind::Random,
+        depths: Depths::AllPrefixes,
+        size: batch,
+        seed: 0,
+    };
     let b = make_batch(&puzzle, &spec, 0).expect("valid spec");
 
     let mut model = PolicyNet::new(&cfg, inputs, moves, &dev);

@@ -13,6 +13,17 @@
 //! undoing the previous slide) is never drawn; the next move is uniform over
 //! the remaining applicable moves.
 //!
+//! The walk kind ([`WalkKind`]) decides how each move is drawn. `random`
+//! walks (the default) draw it uniformly as above, so they may come back to
+//! a state they already passed (on the cube `R U R' U'` six times is the
+//! goal again), and a state's depth can be far above its distance from the
+//! goal. `non-backtracking` walks remember the keys ([`Puzzle::key`]) of
+//! every state on the walk, the goal included, and draw uniformly among the
+//! allowed moves whose child is not one of them; a walk that has no such
+//! move (trapped among its own states) ends early, and
+//! [`Scrambler::complete_walk`] redraws it until one reaches the asked
+//! length.
+//!
 //! Randomness is ChaCha8 keyed by `(seed, stream)`: the same pair always
 //! gives the same walks, and different streams are independent, so each
 //! worker thread takes its own stream.
@@ -21,7 +32,47 @@ use crate::puzzle::{MoveId, Puzzle, Recent};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Uniform};
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
+
+/// Walks that a batch may redraw before giving up: a non-backtracking walk
+/// that keeps getting trapped before its length (a length above the number
+/// of states, or nearly) is an error, not an endless loop.
+pub const MAX_WALK_ATTEMPTS: usize = 10_000;
+
+/// How each move of a walk is chosen (config key `data.walk`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WalkKind {
+    /// Uniform over the applicable moves (less the redundant ones when
+    /// pruning); the walk may revisit states. The walks of every run before
+    /// walk kinds existed.
+    #[default]
+    Random,
+    /// Uniform over the allowed moves whose child is not already on the
+    /// walk: a walk never visits a state twice.
+    NonBacktracking,
+}
+
+impl WalkKind {
+    /// Every kind, in the order the docs list them.
+    pub const ALL: [WalkKind; 2] = [WalkKind::Random, WalkKind::NonBacktracking];
+
+    /// The name used in configs, `meta.json` and tables.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Random => "random",
+            Self::NonBacktracking => "non-backtracking",
+        }
+    }
+}
+
+impl std::fmt::Display for WalkKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// How long each walk is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +102,20 @@ pub enum ScrambleError {
         /// The range's maximum.
         max: usize,
     },
+    /// Every one of [`MAX_WALK_ATTEMPTS`] walks was trapped among its own
+    /// states before reaching the length asked for.
+    #[error(
+        "no {kind} walk of {length} moves found in {attempts} attempts: every one was trapped among its own \
+         states (choose a shorter data.scramble_len or walk = \"random\")"
+    )]
+    Trapped {
+        /// The walk kind.
+        kind: WalkKind,
+        /// The length asked for.
+        length: usize,
+        /// Walks tried.
+        attempts: usize,
+    },
 }
 
 /// One prefix of a walk.
@@ -77,6 +142,7 @@ pub struct Scrambler<P: Puzzle> {
     rng: ChaCha8Rng,
     length: LengthSampler,
     prune: bool,
+    kind: WalkKind,
 }
 
 impl<P: Puzzle> Scrambler<P> {
@@ -93,7 +159,20 @@ impl<P: Puzzle> Scrambler<P> {
         };
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         rng.set_stream(stream);
-        Ok(Self { puzzle, rng, length, prune })
+        Ok(Self { puzzle, rng, length, prune, kind: WalkKind::Random })
+    }
+
+    /// The same scrambler making walks of `kind` (a new scrambler makes
+    /// `random` walks).
+    #[must_use]
+    pub fn with_walk(mut self, kind: WalkKind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// The kind of walk this scrambler makes.
+    pub fn walk_kind(&self) -> WalkKind {
+        self.kind
     }
 
     /// The puzzle being scrambled.
@@ -111,7 +190,8 @@ impl<P: Puzzle> Scrambler<P> {
         &mut self.rng
     }
 
-    fn draw_length(&mut self) -> usize {
+    /// Draws a walk length from the scrambler's [`WalkLength`].
+    pub fn draw_length(&mut self) -> usize {
         match &self.length {
             LengthSampler::Fixed(n) => *n,
             LengthSampler::Range(u) => u.sample(&mut self.rng),
@@ -121,8 +201,34 @@ impl<P: Puzzle> Scrambler<P> {
     /// Starts a new walk; iterate it to get its steps in order.
     pub fn walk(&mut self) -> Walk<'_, P> {
         let len = self.draw_length();
+        self.walk_of(len)
+    }
+
+    /// Starts a new walk of `len` moves (fewer if it is trapped).
+    pub fn walk_of(&mut self, len: usize) -> Walk<'_, P> {
         let state = self.puzzle.goal();
-        Walk { scrambler: self, state, recent: Recent::default(), depth: 0, len }
+        let visited = match self.kind {
+            WalkKind::Random => Vec::new(),
+            WalkKind::NonBacktracking => vec![self.puzzle.key(&state)],
+        };
+        Walk { scrambler: self, state, recent: Recent::default(), depth: 0, len, visited }
+    }
+
+    /// Replaces `out` with the steps of a walk of exactly `len` moves,
+    /// redrawing walks that end early (only a non-backtracking walk can be
+    /// trapped on the shipped puzzles).
+    ///
+    /// # Errors
+    /// [`ScrambleError::Trapped`] after [`MAX_WALK_ATTEMPTS`] early ends.
+    pub fn complete_walk(&mut self, len: usize, out: &mut Vec<Step<P::State>>) -> Result<(), ScrambleError> {
+        for _ in 0..MAX_WALK_ATTEMPTS {
+            out.clear();
+            out.extend(self.walk_of(len));
+            if out.len() == len {
+                return Ok(());
+            }
+        }
+        Err(ScrambleError::Trapped { kind: self.kind, length: len, attempts: MAX_WALK_ATTEMPTS })
     }
 
     /// Draws the next move from `state` after `recent`, or `None` if no
@@ -134,6 +240,26 @@ impl<P: Puzzle> Scrambler<P> {
             if self.puzzle.is_applicable(state, m) && !(self.prune && self.puzzle.is_redundant(recent, m)) {
                 allowed[n] = m;
                 n += 1;
+            }
+        }
+        (n > 0).then(|| allowed[self.rng.random_range(0..n)])
+    }
+
+    /// Like [`Self::next_move`], less the moves whose child's key is in
+    /// `visited` (a linear scan: walks are short).
+    pub fn next_new_move(&mut self, state: &P::State, recent: Recent, visited: &[P::Key]) -> Option<MoveId> {
+        let mut allowed = [0 as MoveId; 32];
+        let mut n = 0;
+        let mut child = state.clone();
+        for m in 0..self.puzzle.num_moves() as MoveId {
+            if self.puzzle.is_applicable(state, m) && !(self.prune && self.puzzle.is_redundant(recent, m)) {
+                self.puzzle.apply(&mut child, m);
+                let new = !visited.contains(&self.puzzle.key(&child));
+                self.puzzle.undo(&mut child, m);
+                if new {
+                    allowed[n] = m;
+                    n += 1;
+                }
             }
         }
         (n > 0).then(|| allowed[self.rng.random_range(0..n)])
@@ -154,10 +280,13 @@ pub struct Walk<'a, P: Puzzle> {
     recent: Recent,
     depth: usize,
     len: usize,
+    /// Keys of the states so far (non-backtracking walks only).
+    visited: Vec<P::Key>,
 }
 
 impl<P: Puzzle> Walk<'_, P> {
-    /// The number of moves this walk makes.
+    /// The number of moves this walk makes (a trapped non-backtracking
+    /// walk stops before).
     pub fn len(&self) -> usize {
         self.len
     }
@@ -175,8 +304,14 @@ impl<P: Puzzle> Iterator for Walk<'_, P> {
         if self.depth >= self.len {
             return None;
         }
-        let m = self.scrambler.next_move(&self.state, self.recent)?;
+        let m = match self.scrambler.kind {
+            WalkKind::Random => self.scrambler.next_move(&self.state, self.recent)?,
+            WalkKind::NonBacktracking => self.scrambler.next_new_move(&self.state, self.recent, &self.visited)?,
+        };
         self.scrambler.puzzle.apply(&mut self.state, m);
+        if self.scrambler.kind == WalkKind::NonBacktracking {
+            self.visited.push(self.scrambler.puzzle.key(&self.state));
+        }
         self.recent = self.recent.push(m);
         self.depth += 1;
         Some(Step { state: self.state.clone(), last_move: m, depth: self.depth })

@@ -598,3 +598,70 @@ fn grids_and_parberry_names() {
         }
     });
 }
+
+#[test]
+fn symmetry_counts() {
+    use cube_oracle::cube3::symmetry::{ENSEMBLE_SIZES, ensemble, parse_count};
+    // `solve --symmetry K`: numbers near the accepted sizes, huge numbers,
+    // and random text; an accepted K has exactly K symmetries, identity first.
+    let strategy = prop_oneof![
+        (0usize..60).prop_map(|k| k.to_string()),
+        any::<u64>().prop_map(|k| k.to_string()),
+        text_from("0124689 +-x.", 8),
+        ".*"
+    ];
+    fuzz("symmetry-counts", 3000, 33, strategy, |text| match parse_count(&text) {
+        Ok(k) => {
+            assert!(ENSEMBLE_SIZES.contains(&k), "{text:?} gave {k}");
+            let chosen = ensemble(k).expect("an accepted count has an ensemble");
+            assert_eq!((chosen.len(), chosen[0].index()), (k, 0));
+            true
+        }
+        Err(e) => {
+            assert!(e.to_string().starts_with("symmetry count"), "{e}");
+            false
+        }
+    });
+}
+
+#[test]
+fn walk_kinds_and_depths() {
+    use cube_oracle::learn::data::Depths;
+    use cube_oracle::scramble::WalkKind;
+    // `[data] walk` and `depths`: the accepted names, near misses and random
+    // text; an accepted value is one of the documented names, and a refused
+    // one gets a one-line message that shows the line with the key.
+    let smoke = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
+    let value = prop_oneof![
+        Just("random".to_string()),
+        Just("non-backtracking".to_string()),
+        Just("all-prefixes".to_string()),
+        Just("uniform".to_string()),
+        Just("Random".to_string()),
+        Just("non_backtracking".to_string()),
+        text_from("abcdefgiklmnoprstu-_ ", 18),
+    ];
+    let strategy = (prop::bool::ANY, value, prop::bool::ANY);
+    fuzz("walk-kinds-and-depths", 1500, 34, strategy, |(is_walk, v, quoted)| {
+        let key = if is_walk { "walk" } else { "depths" };
+        let written = if quoted { format!("{v:?}") } else { v.clone() };
+        let text = smoke.replace("prune = true\n", &format!("prune = true\n{key} = {written}\n"));
+        match TrainConfig::parse(&text, Path::new("walks.toml")) {
+            Ok(cfg) => {
+                let names = if is_walk {
+                    WalkKind::ALL.map(WalkKind::name).to_vec()
+                } else {
+                    Depths::ALL.map(Depths::name).to_vec()
+                };
+                let got = if is_walk { cfg.data.walk.name() } else { cfg.data.depths.name() };
+                assert!(names.contains(&v.as_str()) && got == v, "{key} = {written} gave {got}");
+                true
+            }
+            Err(e) => {
+                let m = e.to_string();
+                assert!(!m.contains('\n') && m.contains(&format!("{key} =")), "{key} = {written}: {m}");
+                false
+            }
+        }
+    });
+}

@@ -1,9 +1,10 @@
 //! Scramble generator tests: pruning rules checked independently over 10^6
-//! moves, label balance by a chi-square test, determinism and streams.
+//! moves (for both walk kinds), label balance by a chi-square test,
+//! determinism and streams. Walk kinds in depth: `tests/walks.rs`.
 
 use cube_oracle::cube3::{Cube3, Cube3Puzzle, Metric, Turn};
 use cube_oracle::puzzle::Puzzle;
-use cube_oracle::scramble::{ScrambleError, Scrambler, WalkLength};
+use cube_oracle::scramble::{ScrambleError, Scrambler, WalkKind, WalkLength};
 
 fn cube(metric: Metric) -> Cube3Puzzle {
     Cube3Puzzle::new(metric)
@@ -151,4 +152,27 @@ fn bad_lengths_are_refused() {
     let e = Scrambler::new(p, WalkLength::Range { min: 10, max: 7 }, true, 0, 0).unwrap_err();
     assert_eq!(e, ScrambleError::EmptyRange { min: 10, max: 7 });
     assert!(e.to_string().contains("10..=7"));
+}
+
+#[test]
+fn non_backtracking_walks_keep_the_pruning_rules() {
+    let p = cube(Metric::Qtm);
+    let s = Scrambler::new(p, WalkLength::Fixed(26), true, 13, 0).unwrap();
+    assert_eq!(s.walk_kind(), WalkKind::Random, "a new scrambler makes today's walks");
+    let mut s = s.with_walk(WalkKind::NonBacktracking);
+    for _ in 0..4_000 {
+        let w: Vec<Turn> = s.walk().map(|st| p.turn(st.last_move)).collect();
+        assert_eq!(w.len(), 26);
+        if let Some(v) = qtm_violation(&w) {
+            panic!("pruned pattern {v} in a non-backtracking walk");
+        }
+    }
+    let p = cube(Metric::Htm);
+    let mut s = Scrambler::new(p, WalkLength::Fixed(20), true, 14, 0).unwrap().with_walk(WalkKind::NonBacktracking);
+    for _ in 0..4_000 {
+        let w: Vec<Turn> = s.walk().map(|st| p.turn(st.last_move)).collect();
+        if let Some(v) = htm_violation(&w) {
+            panic!("pruned pattern {v} in a non-backtracking walk");
+        }
+    }
 }

@@ -17,7 +17,7 @@
 
 use anyhow::Context;
 use clap::{ArgGroup, Parser};
-use cube_oracle::cube3::Metric;
+use cube_oracle::cube3::{Metric, symmetry};
 use cube_oracle::learn::config::DeviceKind;
 use cube_oracle::local::{LocalConfig, LocalMethod, ProblemKind};
 use cube_oracle::registry::PuzzleKind;
@@ -121,6 +121,9 @@ struct Args {
     /// Beam search: evaluate the oracle on `cpu` (default) or `gpu` (a build with --features gpu).
     #[arg(long, value_parser = ["cpu", "gpu"])]
     device: Option<String>,
+    /// Oracle beam search on cube3 runs: average the network over K of the cube's symmetries (1 = off, 2, 4, 8, 16, 24, 48; K forwards per state; docs/symmetry.md).
+    #[arg(long, value_name = "K")]
+    symmetry: Option<String>,
     /// Local search (--puzzle queens<N> or function-<name>): this many seeded runs, run i from seed --seed + i.
     #[arg(long, value_name = "N")]
     runs: Option<u64>,
@@ -184,6 +187,9 @@ fn main() -> ExitCode {
         let puzzle: Option<PuzzleKind> = args.puzzle.as_deref().map(str::parse).transpose().context("--puzzle")?;
         let metric = parse_metric(args.metric.as_deref())?;
         if args.distance_table {
+            if args.symmetry.is_some() {
+                anyhow::bail!("--symmetry applies to beam search with a trained oracle, not to --distance-table");
+            }
             let opts = TableOptions {
                 puzzle: puzzle.unwrap_or(PuzzleKind::Cube3),
                 goal: args.goal.clone(),
@@ -253,6 +259,7 @@ fn run_oracle(
         }
     }
     let widths = widths::parse(args.beam_width, args.beam_log2.as_deref())?;
+    let symmetry = args.symmetry.as_deref().map(symmetry::parse_count).transpose().context("--symmetry")?.unwrap_or(1);
     let single = input.is_single();
     // With no width given, one instance is retried at doubled widths up to 2^14.
     let escalate_to = if single && args.beam_width.is_none() && args.beam_log2.is_none() { 1 << 14 } else { 0 };
@@ -273,6 +280,7 @@ fn run_oracle(
         escalate_to,
         jobs: args.jobs.get(),
         device: args.device.as_deref().map(|d| if d == "gpu" { DeviceKind::Gpu } else { DeviceKind::Cpu }),
+        symmetry,
     };
     Ok(solve::run(&opts)?)
 }
@@ -290,6 +298,7 @@ fn run_classical(
         (args.no_dedup, "--no-dedup"),
         (args.device.is_some(), "--device"),
         (args.exact, "--exact"),
+        (args.symmetry.is_some(), "--symmetry"),
     ] {
         if given {
             anyhow::bail!("{flag} applies to beam search with a trained oracle (--method beam, no --heuristic)");
@@ -361,6 +370,7 @@ fn search_flags(args: &Args) -> Vec<(bool, &'static str)> {
         (args.no_dedup, "--no-dedup"),
         (args.metric.is_some(), "--metric"),
         (args.device.is_some(), "--device"),
+        (args.symmetry.is_some(), "--symmetry"),
     ]
 }
 

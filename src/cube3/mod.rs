@@ -14,6 +14,7 @@ pub mod korf_cube;
 pub mod notation;
 pub mod permute;
 pub mod state;
+pub mod symmetry;
 pub mod turn;
 
 pub use cubies::{Cubies, FaceletError};

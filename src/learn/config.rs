@@ -4,13 +4,16 @@
 //! an error rather than a silently ignored setting. Scientific knobs (model
 //! shape, data, optimiser, schedule, run length) have no defaults and must
 //! be written in the file; only plumbing knobs (log/checkpoint cadence,
-//! threads, evaluation-set size, output folder) have defaults. After
+//! threads, evaluation-set size, output folder) have defaults, and so do
+//! `data.walk` and `data.depths`, whose defaults are the data of every run
+//! made before they existed. After
 //! parsing, [`TrainConfig::validate`] checks ranges and cross-field rules;
 //! each [`ConfigError`] names the key and the offending value.
 
 use crate::cube3::Metric;
+use crate::learn::data::Depths;
 use crate::registry::{AnyPuzzle, PuzzleKind};
-use crate::scramble::WalkLength;
+use crate::scramble::{WalkKind, WalkLength};
 use crate::sliding::Goal;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -177,6 +180,15 @@ pub struct DataSection {
     pub states_per_step: usize,
     /// Whether redundant move sequences are pruned from the walks.
     pub prune: bool,
+    /// How each move of a walk is drawn: `random` (the default, the walks
+    /// of every earlier run) or `non-backtracking` (never revisits a state
+    /// of its own walk).
+    #[serde(default)]
+    pub walk: WalkKind,
+    /// Which samples each walk gives: `all-prefixes` (the default: every
+    /// prefix) or `uniform` (one sample per walk at a uniform depth).
+    #[serde(default)]
+    pub depths: Depths,
 }
 
 /// Input encodings.

@@ -9,14 +9,60 @@
 //! got. Worker `w` of `W` makes batches `start + w, start + w + W, …` and
 //! hands them over through a bounded channel; the consumer takes them round
 //! robin, so they arrive in order while the next ones are being made.
+//!
+//! Which samples a walk gives is the depth distribution ([`Depths`]):
+//! `all-prefixes` (the default) takes every prefix as above, so a batch
+//! holds whole walks; `uniform` takes one sample per walk, its last state,
+//! from a walk whose length is drawn uniformly (from `1..=n` for
+//! `scramble_len = n`, from `min..=max` for a range), so every depth is
+//! equally common whatever the walk kind. Walks of the `non-backtracking`
+//! kind that are trapped before their length are redrawn at the same length
+//! ([`Scrambler::complete_walk`]), so a batch's depths follow the same law
+//! for both kinds; `random` walks with `all-prefixes` keep exactly the
+//! batches made before walk kinds existed.
 
 use crate::puzzle::Puzzle;
-use crate::scramble::{ScrambleError, Scrambler, WalkLength};
+use crate::scramble::{ScrambleError, Scrambler, Step, WalkKind, WalkLength};
+use rand_distr::{Distribution, Uniform};
+use serde::{Deserialize, Serialize};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
 /// Stream ids at or above this are reserved for held-out sets.
 pub const HELD_OUT_STREAM_BASE: u64 = 1 << 62;
+
+/// Which samples a walk contributes (config key `data.depths`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Depths {
+    /// Every prefix of every walk: depth `d` is as common as walks of at
+    /// least `d` moves.
+    #[default]
+    AllPrefixes,
+    /// One sample per walk, at a depth drawn uniformly from the walk
+    /// lengths (`1..=n`, or `min..=max` for a range).
+    Uniform,
+}
+
+impl Depths {
+    /// Every distribution, in the order the docs list them.
+    pub const ALL: [Depths; 2] = [Depths::AllPrefixes, Depths::Uniform];
+
+    /// The name used in configs, `meta.json` and tables.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::AllPrefixes => "all-prefixes",
+            Self::Uniform => "uniform",
+        }
+    }
+}
+
+impl std::fmt::Display for Depths {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// What a batch is made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +71,10 @@ pub struct BatchSpec {
     pub length: WalkLength,
     /// Whether redundant sequences are pruned.
     pub prune: bool,
+    /// How each move of a walk is drawn.
+    pub walk: WalkKind,
+    /// Which samples each walk gives.
+    pub depths: Depths,
     /// Samples per batch.
     pub size: usize,
     /// Run seed.
@@ -66,14 +116,45 @@ pub fn for_each_sample<P: Puzzle>(
     index: u64,
     mut f: impl FnMut(&P::State, u8, usize),
 ) -> Result<(), ScrambleError> {
-    let mut s = Scrambler::new(puzzle.clone(), spec.length, spec.prune, spec.seed, index)?;
+    let mut s = Scrambler::new(puzzle.clone(), spec.length, spec.prune, spec.seed, index)?.with_walk(spec.walk);
     let mut n = 0;
-    while n < spec.size {
-        for step in s.walk() {
-            f(&step.state, step.last_move, step.depth);
-            n += 1;
-            if n == spec.size {
-                break;
+    let mut steps: Vec<Step<P::State>> = Vec::new();
+    match (spec.depths, spec.walk) {
+        // The batches made before walk kinds existed, move for move.
+        (Depths::AllPrefixes, WalkKind::Random) => {
+            while n < spec.size {
+                for step in s.walk() {
+                    f(&step.state, step.last_move, step.depth);
+                    n += 1;
+                    if n == spec.size {
+                        break;
+                    }
+                }
+            }
+        }
+        (Depths::AllPrefixes, _) => {
+            while n < spec.size {
+                let len = s.draw_length();
+                s.complete_walk(len, &mut steps)?;
+                for step in steps.iter().take(spec.size - n) {
+                    f(&step.state, step.last_move, step.depth);
+                    n += 1;
+                }
+            }
+        }
+        (Depths::Uniform, _) => {
+            let (lo, hi) = match spec.length {
+                WalkLength::Fixed(len) => (1, len),
+                WalkLength::Range { min, max } => (min, max),
+            };
+            let depth = Uniform::new_inclusive(lo, hi).map_err(|_| ScrambleError::EmptyRange { min: lo, max: hi })?;
+            while n < spec.size {
+                let len = depth.sample(s.rng_mut());
+                s.complete_walk(len, &mut steps)?;
+                if let Some(step) = steps.last() {
+                    f(&step.state, step.last_move, step.depth);
+                }
+                n += 1;
             }
         }
     }
@@ -95,11 +176,13 @@ pub fn make_batch<P: Puzzle>(puzzle: &P, spec: &BatchSpec, index: u64) -> Result
     Ok(Batch { index, inputs, labels, depths })
 }
 
-/// A held-out set: `walks` walks of the longest length, every prefix kept,
-/// from streams no training batch uses. Each depth `1..=max_len` has
-/// exactly `walks` samples.
+/// A held-out set: `walks` walks of the longest length and the run's walk
+/// kind, every prefix kept (whatever the run's depth distribution), from
+/// streams no training batch uses. Each depth `1..=max_len` has exactly
+/// `walks` samples.
 pub fn held_out<P: Puzzle>(puzzle: &P, spec: &BatchSpec, walks: usize, max_len: usize) -> Result<Batch, ScrambleError> {
-    let fixed = BatchSpec { length: WalkLength::Fixed(max_len), size: walks * max_len, ..*spec };
+    let fixed =
+        BatchSpec { length: WalkLength::Fixed(max_len), depths: Depths::AllPrefixes, size: walks * max_len, ..*spec };
     let mut b = make_batch(puzzle, &fixed, HELD_OUT_STREAM_BASE)?;
     b.index = HELD_OUT_STREAM_BASE;
     Ok(b)
@@ -123,6 +206,8 @@ impl BatchStream {
     ) -> Result<Self, ScrambleError> {
         // Fail now, in the caller, on a bad spec.
         Scrambler::new(puzzle.clone(), spec.length, spec.prune, spec.seed, 0)?;
+        // A spec whose walks cannot be completed fails here, not in a worker.
+        for_each_sample(&puzzle, &BatchSpec { size: spec.size.min(64), ..spec }, start, |_, _, _| {})?;
         let workers = workers.max(1);
         let mut receivers = Vec::with_capacity(workers);
         let mut handles = Vec::with_capacity(workers);

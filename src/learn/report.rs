@@ -41,6 +41,8 @@ impl Meta {
             "device": backend::describe(cfg.backend.device),
             "threads": rayon::current_num_threads(),
             "data_workers": cfg.train.data_workers,
+            "walk": cfg.data.walk.name(),
+            "depths": cfg.data.depths.name(),
             "crate_versions": versions,
             "parameters": parameter_count(&cfg.model, inputs, moves),
             "forward_macs_per_sample": forward_macs(&cfg.model, inputs, moves),

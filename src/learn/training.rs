@@ -152,6 +152,8 @@ fn data_setup(cfg: &TrainConfig) -> Result<DataSetup> {
     let spec = BatchSpec {
         length: cfg.data.scramble_len.walk_length(),
         prune: cfg.data.prune,
+        walk: cfg.data.walk,
+        depths: cfg.data.depths,
         size: cfg.data.states_per_step,
         seed: cfg.run.seed,
     };

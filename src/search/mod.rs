@@ -19,6 +19,7 @@ pub mod oracle;
 pub mod outcome;
 pub mod parberry;
 pub mod rbfs;
+pub mod symmetric;
 pub mod table;
 
 pub use beam::{BeamConfig, BeamOutcome, DepthStats, beam_search};

@@ -106,6 +106,9 @@ pub enum SolveError {
     /// The oracle could not be loaded.
     #[error(transparent)]
     Learn(#[from] LearnError),
+    /// Symmetric-ensemble transforms that do not fit the oracle (a bug).
+    #[error(transparent)]
+    Ensemble(#[from] crate::search::symmetric::TransformError),
     /// A table could not be written.
     #[error(transparent)]
     Table(#[from] TableError),

@@ -29,6 +29,7 @@ use crate::learn::inference::NetOracle;
 use crate::plot::{Chart, Series, Style};
 use crate::puzzle::{MoveId, Puzzle, replay};
 use crate::registry::{AnyPuzzle, PuzzleKind};
+use crate::search::symmetric::{Mean, SymmetricOracle, Transform};
 use crate::search::{BeamConfig, BeamOutcome, Oracle, Status, beam_search, effective_branching_factor};
 use crate::statistics::pearson;
 use error::{SolveError, invalid};
@@ -77,6 +78,10 @@ pub struct SolveOptions {
     pub jobs: usize,
     /// Device that evaluates the network (default: the CPU).
     pub device: Option<DeviceKind>,
+    /// Symmetric ensemble size K (cube3 only; 1 = off): the network is
+    /// averaged over the K symmetries of [`crate::cube3::symmetry::ensemble`],
+    /// K forwards per state evaluated.
+    pub symmetry: usize,
 }
 
 /// A second length measure of a puzzle's solutions, written beside
@@ -135,6 +140,18 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
             trained.kind()
         ));
     }
+    if opts.symmetry != 1 {
+        let k = format!("--symmetry {}", opts.symmetry);
+        if crate::cube3::symmetry::ensemble(opts.symmetry).is_err() {
+            return Err(invalid!(k, "must be one of 1, 2, 4, 8, 16, 24, 48 (1 = off)"));
+        }
+        if opts.exact {
+            return Err(invalid!(k, "the symmetric ensemble applies to the sweep, not to --exact"));
+        }
+        if trained.kind() != PuzzleKind::Cube3 {
+            return Err(invalid!(k, "the cube's symmetries apply to cube3 runs; this run solves {}", trained.kind()));
+        }
+    }
     if opts.exact {
         return exact::run(opts, oracle, &trained);
     }
@@ -142,7 +159,8 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
         AnyPuzzle::Cube3(puzzle) => {
             let other = cube_lengths(opts.metric, puzzle.metric, oracle.num_moves(), move |m| puzzle.turn(m))?;
             let loaded = input::cubes(&opts.input, &puzzle)?;
-            sweep(&puzzle, oracle, loaded, opts, Some(&other), &no_more_tables)
+            let transforms = cube_symmetries(opts.symmetry, puzzle.metric)?;
+            sweep_with(&puzzle, oracle, transforms, loaded, opts, Some(&other), &no_more_tables)
         }
         AnyPuzzle::Cube2(puzzle) => {
             let other = cube_lengths(opts.metric, puzzle.metric, oracle.num_moves(), move |m| puzzle.turn(m))?;
@@ -198,18 +216,46 @@ fn no_more_tables(_: &Path) -> Result<(), SolveError> {
     Ok(())
 }
 
+/// The `k` symmetries of `solve --symmetry k` as the ensemble's transforms
+/// (one-hot gather, move map in `metric`), the identity first.
+fn cube_symmetries(k: usize, metric: Metric) -> Result<Vec<Transform>, SolveError> {
+    let chosen = crate::cube3::symmetry::ensemble(k)
+        .map_err(|_| invalid!(format!("--symmetry {k}"), "must be one of 1, 2, 4, 8, 16, 24, 48 (1 = off)"))?;
+    Ok(chosen.iter().map(|s| Transform { input: s.encoding_gather(), moves: s.move_map(metric) }).collect())
+}
+
 /// The width-by-width sweep of [`run`] on one puzzle; `more` adds its
 /// tables to the output folder before the folder is committed.
 fn sweep<P: Puzzle>(
     puzzle: &P,
     oracle: NetOracle,
+    loaded: input::Loaded<P::State>,
+    opts: &SolveOptions,
+    other: Option<&OtherMetric>,
+    more: &MoreTables,
+) -> Result<PathBuf, SolveError> {
+    let len = u32::try_from(puzzle.encoded_len()).unwrap_or(u32::MAX);
+    let identity =
+        Transform { input: (0..len).collect(), moves: (0..puzzle.num_moves()).map(|m| m as MoveId).collect() };
+    sweep_with(puzzle, oracle, vec![identity], loaded, opts, other, more)
+}
+
+/// [`sweep`] with the network averaged over `transforms` (a symmetric
+/// ensemble; the identity alone evaluates the network as it is).
+fn sweep_with<P: Puzzle>(
+    puzzle: &P,
+    oracle: NetOracle,
+    transforms: Vec<Transform>,
     (cases, default_label): input::Loaded<P::State>,
     opts: &SolveOptions,
     other: Option<&OtherMetric>,
     more: &MoreTables,
 ) -> Result<PathBuf, SolveError> {
     let max_depth = opts.max_depth.unwrap_or_else(|| default_max_depth(&oracle.config));
+    let oracle = SymmetricOracle::new(oracle, transforms, Mean::Arithmetic)?;
+    let symmetry = oracle.k();
     let dedup_tag = if opts.dedup { "" } else { "-nodedup" };
+    let sym_tag = if symmetry > 1 { format!("-sym{symmetry}") } else { String::new() };
     // A label the tool chose for one instance names that instance on this
     // oracle: solving it again replaces the earlier result. Chosen labels
     // and test-set sweeps keep the --overwrite rule.
@@ -224,7 +270,7 @@ fn sweep<P: Puzzle>(
                 (Some(a), _) => format!("w{a}"),
                 _ => String::new(),
             };
-            folder::sanitize(&format!("{default_label}-{w}{dedup_tag}"))
+            folder::sanitize(&format!("{default_label}-{w}{dedup_tag}{sym_tag}"))
         }
     };
     let root = opts.out_root.clone().unwrap_or_else(|| opts.run_dir.join("solve"));
@@ -241,7 +287,7 @@ fn sweep<P: Puzzle>(
     let mut wall_s = Vec::new();
     let mut widths = opts.widths.clone();
     let mut k = 0;
-    let tables = Tables { dir: &out_dir, by: &by, cases: &cases, other };
+    let tables = Tables { dir: &out_dir, by: &by, cases: &cases, other, symmetry };
     while k < widths.len() {
         let width = widths[k];
         k += 1;
@@ -289,15 +335,15 @@ pub(crate) fn progress_bar(on: bool, total: usize, unit: &str) -> ProgressBar {
 /// Searches every instance at one width, `oracles.len()` at a time, and
 /// verifies each solution by replaying it. Rows come back in instance
 /// order whatever the number of workers.
-fn solve_all<P: Puzzle>(
+fn solve_all<P: Puzzle, O: Oracle + Send>(
     puzzle: &P,
-    oracles: &mut [NetOracle],
+    oracles: &mut [O],
     cases: &[Case<P::State>],
     cfg: &BeamConfig,
     bar: &ProgressBar,
 ) -> Result<Vec<Row<P::Key>>, SolveError> {
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let work = |oracle: &mut NetOracle| -> Result<Vec<Row<P::Key>>, SolveError> {
+    let work = |oracle: &mut O| -> Result<Vec<Row<P::Key>>, SolveError> {
         let mut rows = Vec::new();
         loop {
             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -376,6 +422,8 @@ struct Tables<'a, S> {
     by: &'a Producer,
     cases: &'a [Case<S>],
     other: Option<&'a OtherMetric<'a>>,
+    /// Symmetric ensemble size: network forwards per state evaluated.
+    symmetry: usize,
 }
 
 impl<S> Tables<'_, S> {
@@ -411,6 +459,8 @@ impl<S> Tables<'_, S> {
         let n = self.cases.len().max(1) as f64;
         let extra = |summaries: &[Summary]| -> Vec<(&str, Col)> {
             vec![
+                ("symmetry", Col::U64(vec![self.symmetry as u64; summaries.len()])),
+                ("mean_forwards", Col::F64(summaries.iter().map(|s| s.mean_expanded * self.symmetry as f64).collect())),
                 ("log2_width", Col::F64(summaries.iter().map(|s| (s.width as f64).log2()).collect())),
                 ("mean_beam_nodes", Col::F64(beam_nodes.clone())),
                 ("entropy_length_pearson", Col::F64(pearsons.clone())),
