@@ -103,16 +103,10 @@ impl<'h, M: Copy + PartialEq> AlphaBeta<'h, M> {
             }
             self.pv[ply].clear();
         }
-        if let Some(v) = self.counts.stop(game, remaining) {
-            return (v, None);
-        }
-        let mut moves = take_buffer(&mut self.buffers, ply);
-        game.moves(&mut moves);
-        if moves.is_empty() {
-            self.buffers[ply] = moves;
-            return (self.counts.dead_end(game), None);
-        }
-        self.counts.expanded += 1;
+        let mut moves = match self.counts.expand(game, &mut self.buffers, ply, remaining) {
+            Ok(moves) => moves,
+            Err(value) => return (value, None),
+        };
         if self.ordering == Ordering::Static && remaining != Some(1) && moves.len() > 1 {
             self.order(game, ply, &mut moves);
         }

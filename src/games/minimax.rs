@@ -5,7 +5,7 @@
 //! every expanded position is searched, in the game's move order.
 
 use super::Game;
-use super::report::{Counts, SearchReport, take_buffer};
+use super::report::{Counts, SearchReport};
 use std::time::Instant;
 
 struct Minimax<M> {
@@ -17,16 +17,10 @@ impl<M: Copy> Minimax<M> {
     /// The value of `game` and its best move (the first that attains it in
     /// move order); `remaining` plies before the cutoff.
     fn search<G: Game<Move = M>>(&mut self, game: &mut G, ply: usize, remaining: Option<u32>) -> (f64, Option<M>) {
-        if let Some(v) = self.counts.stop(game, remaining) {
-            return (v, None);
-        }
-        let mut moves = take_buffer(&mut self.buffers, ply);
-        game.moves(&mut moves);
-        if moves.is_empty() {
-            self.buffers[ply] = moves;
-            return (self.counts.dead_end(game), None);
-        }
-        self.counts.expanded += 1;
+        let moves = match self.counts.expand(game, &mut self.buffers, ply, remaining) {
+            Ok(moves) => moves,
+            Err(value) => return (value, None),
+        };
         let max = game.max_to_move();
         let mut best = if max { f64::NEG_INFINITY } else { f64::INFINITY };
         let mut best_move = None;

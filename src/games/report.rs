@@ -56,7 +56,7 @@ impl Counts {
     /// position scores its utility, the depth limit (`remaining == Some(0)`)
     /// its evaluation; either way it is counted as a leaf. `None` means
     /// the search goes on below.
-    pub(crate) fn stop<G: Game>(&mut self, game: &G, remaining: Option<u32>) -> Option<f64> {
+    fn stop<G: Game>(&mut self, game: &G, remaining: Option<u32>) -> Option<f64> {
         if let Some(u) = game.utility() {
             self.leaves += 1;
             return Some(u);
@@ -67,9 +67,32 @@ impl Counts {
         None
     }
 
+    /// The moves to search at `game` (`buffers[ply]`'s storage, counted as
+    /// an expansion), or `Err(value)` where the search stops there: see
+    /// [`Counts::stop`] and [`Counts::dead_end`].
+    pub(crate) fn expand<G: Game>(
+        &mut self,
+        game: &G,
+        buffers: &mut Vec<Vec<G::Move>>,
+        ply: usize,
+        remaining: Option<u32>,
+    ) -> Result<Vec<G::Move>, f64> {
+        if let Some(v) = self.stop(game, remaining) {
+            return Err(v);
+        }
+        let mut moves = take_buffer(buffers, ply);
+        game.moves(&mut moves);
+        if moves.is_empty() {
+            buffers[ply] = moves;
+            return Err(self.dead_end(game));
+        }
+        self.expanded += 1;
+        Ok(moves)
+    }
+
     /// A position scored by its evaluation rather than expanded (the depth
     /// limit, or a game breaking the contract: no move, not terminal).
-    pub(crate) fn dead_end<G: Game>(&mut self, game: &G) -> f64 {
+    fn dead_end<G: Game>(&mut self, game: &G) -> f64 {
         self.leaves += 1;
         self.horizon_leaves += 1;
         game.evaluate()

@@ -142,9 +142,7 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
     }
     if opts.symmetry != 1 {
         let k = format!("--symmetry {}", opts.symmetry);
-        if crate::cube3::symmetry::ensemble(opts.symmetry).is_err() {
-            return Err(invalid!(k, "must be one of 1, 2, 4, 8, 16, 24, 48 (1 = off)"));
-        }
+        ensemble(opts.symmetry)?;
         if opts.exact {
             return Err(invalid!(k, "the symmetric ensemble applies to the sweep, not to --exact"));
         }
@@ -219,9 +217,13 @@ fn no_more_tables(_: &Path) -> Result<(), SolveError> {
 /// The `k` symmetries of `solve --symmetry k` as the ensemble's transforms
 /// (one-hot gather, move map in `metric`), the identity first.
 fn cube_symmetries(k: usize, metric: Metric) -> Result<Vec<Transform>, SolveError> {
-    let chosen = crate::cube3::symmetry::ensemble(k)
-        .map_err(|_| invalid!(format!("--symmetry {k}"), "must be one of 1, 2, 4, 8, 16, 24, 48 (1 = off)"))?;
-    Ok(chosen.iter().map(|s| Transform { input: s.encoding_gather(), moves: s.move_map(metric) }).collect())
+    Ok(ensemble(k)?.iter().map(|s| Transform { input: s.encoding_gather(), moves: s.move_map(metric) }).collect())
+}
+
+/// The cube symmetries of `--symmetry k`, or the error naming the flag.
+fn ensemble(k: usize) -> Result<Vec<&'static crate::cube3::symmetry::Symmetry>, SolveError> {
+    crate::cube3::symmetry::ensemble(k)
+        .map_err(|_| invalid!(format!("--symmetry {k}"), "must be one of 1, 2, 4, 8, 16, 24, 48 (1 = off)"))
 }
 
 /// The width-by-width sweep of [`run`] on one puzzle; `more` adds its
