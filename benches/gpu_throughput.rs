@@ -21,7 +21,7 @@ use cube_oracle::cube3::Cube3Puzzle;
 use cube_oracle::learn::backend;
 use cube_oracle::learn::config::{DeviceKind, Precision, TrainConfig};
 use cube_oracle::learn::data::{BatchSpec, make_batch};
-use cube_oracle::learn::model::{PolicyNet, forward_macs, parameter_count};
+use cube_oracle::learn::model::{OracleNet, forward_macs, parameter_count};
 use cube_oracle::learn::training::{optimizer, train_step};
 use cube_oracle::puzzle::Puzzle;
 use std::path::PathBuf;
@@ -95,13 +95,14 @@ fn run(a: &Args) -> anyhow::Result<()> {
     // Distinct batches, as training sees them, reused round-robin.
     let host: Vec<_> = (0..4).map(|i| make_batch(&puzzle, &spec, i)).collect::<Result<_, _>>()?;
 
-    let mut model = PolicyNet::new(&cfg.model, inputs, moves, &dev);
+    let mut model = OracleNet::new(&cfg.model, inputs, moves, &dev);
     let mut optim = optimizer(&cfg);
     let mut last_loss = f64::NAN;
     let mut timed = 0.0;
     for i in 0..a.warmup + a.steps {
         let t = Instant::now();
-        let (m, loss, _) = train_step(model, &mut optim, cfg.optim.lr, host[i % host.len()].clone(), inputs, &dev)?;
+        let (m, loss, _) =
+            train_step(model, &mut optim, cfg.optim.lr, host[i % host.len()].clone(), &cfg.model, inputs, &dev)?;
         model = m;
         last_loss = loss;
         if i >= a.warmup {

@@ -15,8 +15,9 @@ use burn::tensor::{Device, Int, Tensor, TensorData};
 use cube_oracle::cube3::{Cube3Puzzle, Metric};
 use cube_oracle::learn::config::{Encoding, ModelSection, Norm};
 use cube_oracle::learn::data::{BatchSpec, Depths, make_batch};
-use cube_oracle::learn::model::{PolicyNet, forward_macs, parameter_count};
+use cube_oracle::learn::model::{OracleNet, forward_macs, parameter_count};
 use cube_oracle::scramble::{WalkKind, WalkLength};
+use cube_oracle::search::OracleKind;
 use std::time::Instant;
 
 /// Measured fp32 peak of this machine: independent AVX-512 FMA chains on
@@ -65,8 +66,15 @@ fn main() {
     if std::env::var_os("CUBE_ORACLE_DEFAULT_MALLOC").is_none() {
         cube_oracle::learn::backend::tune_allocator();
     }
-    let cfg =
-        ModelSection { encoding: Encoding::OneHot, hidden: vec![1024, 1024], residual_blocks: 2, norm: Norm::None };
+    let cfg = ModelSection {
+        kind: OracleKind::Policy,
+        loss: None,
+        forward_targets: None,
+        encoding: Encoding::OneHot,
+        hidden: vec![1024, 1024],
+        residual_blocks: 2,
+        norm: Norm::None,
+    };
     let (inputs, moves, batch) = (324, 12, 1024);
     let params = parameter_count(&cfg, inputs, moves);
     let macs = forward_macs(&cfg, inputs, moves);
@@ -84,9 +92,9 @@ fn main() {
     };
     let b = make_batch(&puzzle, &spec, 0).expect("valid spec");
 
-    let mut model = PolicyNet::new(&cfg, inputs, moves, &dev);
+    let mut model = OracleNet::new(&cfg, inputs, moves, &dev);
     let mut optim = AdamConfig::new().with_epsilon(1e-8).init();
-    let step = |model: PolicyNet, optim: &mut burn::optim::ModuleOptimizer| {
+    let step = |model: OracleNet, optim: &mut burn::optim::ModuleOptimizer| {
         let x = Tensor::<2>::from_data(TensorData::new(b.inputs.clone(), [batch, inputs]), &dev);
         let y = Tensor::<1, Int>::from_data(TensorData::new(b.labels.clone(), [batch]), &dev);
         let loss = log_softmax(model.forward(x), 1).gather(1, y.reshape([batch, 1])).mean().neg();

@@ -21,7 +21,7 @@ impl<P: Puzzle> Oracle for DistanceOracle<'_, P> {
     fn num_moves(&self) -> usize {
         self.puzzle.num_moves()
     }
-    fn log_probs(
+    fn predict(
         &mut self,
         inputs: &[f32],
         rows: usize,
@@ -59,7 +59,7 @@ impl Oracle for Uniform {
     fn num_moves(&self) -> usize {
         self.0
     }
-    fn log_probs(&mut self, _: &[f32], rows: usize, out: &mut [f32]) -> Result<(), cube_oracle::search::OracleError> {
+    fn predict(&mut self, _: &[f32], rows: usize, out: &mut [f32]) -> Result<(), cube_oracle::search::OracleError> {
         out[..rows * self.0].fill(-(self.0 as f32).ln());
         Ok(())
     }

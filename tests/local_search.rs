@@ -23,6 +23,9 @@ use rand::rngs::ChaCha8Rng;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+use common::column;
+
 fn queens(n: u64) -> Queens {
     Queens::new(n).unwrap()
 }
@@ -323,15 +326,6 @@ fn solve(args: &[&str], out: &Path) -> (i32, String, String) {
         String::from_utf8_lossy(&o.stdout).into(),
         String::from_utf8_lossy(&o.stderr).into(),
     )
-}
-
-/// Column `name` of a CSV file, as strings.
-fn column(path: &Path, name: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let j = header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name} in {header:?}"));
-    lines.map(|l| l.split(',').nth(j).unwrap_or("").to_string()).collect()
 }
 
 fn numbers(path: &Path, name: &str) -> Vec<f64> {

@@ -91,7 +91,10 @@ fn cli_writes_every_file_and_reports_unsolved_cubes() {
     let dir = shallow_run().join("solve/deepcubea-10-w2..3");
     let inst = std::fs::read_to_string(dir.join("instances.csv")).unwrap();
     let core = cube_oracle::solve::record::INSTANCE_COLUMNS.join(",");
-    assert!(inst.starts_with(&format!("{core},length_htm,beam_nodes,mean_beam_entropy,start_kl_uniform\n")), "{inst}");
+    assert!(
+        inst.starts_with(&format!("{core},length_htm,beam_nodes,forwards,mean_beam_entropy,start_kl_uniform\n")),
+        "{inst}"
+    );
     assert_eq!(inst.lines().count(), 1 + 2 * 10, "every instance at every width, solved or not");
     assert!(
         inst.lines().skip(1).all(|l| l.contains(",exhausted,false,")),

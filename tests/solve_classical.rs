@@ -10,6 +10,9 @@ use cube_oracle::sliding::{Goal, Sliding};
 use std::path::PathBuf;
 use std::process::Command;
 
+mod common;
+use common::column;
+
 fn out_root(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("cube-oracle-classical-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -29,15 +32,6 @@ fn solve(args: &[&str], out: &PathBuf) -> (i32, String, String) {
         String::from_utf8_lossy(&o.stdout).to_string(),
         String::from_utf8_lossy(&o.stderr).to_string(),
     )
-}
-
-/// Column `name` of a CSV file, as strings.
-fn column(path: &std::path::Path, name: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let j = header.iter().position(|h| *h == name).unwrap_or_else(|| panic!("no column {name} in {header:?}"));
-    lines.map(|l| l.split(',').nth(j).unwrap_or("").trim_matches('"').to_string()).collect()
 }
 
 #[test]

@@ -203,7 +203,7 @@ impl Oracle for DistanceOracle<'_> {
     fn num_moves(&self) -> usize {
         self.p.num_moves()
     }
-    fn log_probs(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
+    fn predict(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
         let n = self.num_moves();
         for (r, row) in inputs.chunks_exact(ONE_HOT_LEN).take(rows).enumerate() {
             let s = decode(row);
@@ -241,7 +241,7 @@ impl Oracle for Linear {
     fn num_moves(&self) -> usize {
         self.moves
     }
-    fn log_probs(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
+    fn predict(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
         for (r, row) in inputs.chunks_exact(ONE_HOT_LEN).take(rows).enumerate() {
             let logits: Vec<f64> = self
                 .weights
@@ -275,7 +275,7 @@ fn encode_all(states: &[Cube3]) -> Vec<f32> {
 
 fn ask(o: &mut impl Oracle, states: &[Cube3]) -> Vec<f32> {
     let mut out = vec![0.0f32; states.len() * o.num_moves()];
-    o.log_probs(&encode_all(states), states.len(), &mut out).unwrap();
+    o.predict(&encode_all(states), states.len(), &mut out).unwrap();
     out
 }
 
@@ -356,10 +356,10 @@ fn solve_with_symmetry_records_k_and_forwards_and_refuses_what_it_cannot_do() {
     assert_eq!(summary["symmetry"], "4");
     let expanded: f64 = summary["mean_expanded"].parse().unwrap();
     assert_eq!(summary["mean_forwards"].parse::<f64>().unwrap(), 4.0 * expanded);
-    // The two columns follow the core ones directly.
+    // The kind and the two symmetry columns follow the core ones directly.
     let head = std::fs::read_to_string(folder.join("summary.csv")).unwrap();
     let core = cube_oracle::solve::record::SUMMARY_COLUMNS.join(",");
-    assert!(head.starts_with(&format!("{core},symmetry,mean_forwards,")), "{head}");
+    assert!(head.starts_with(&format!("{core},kind,symmetry,mean_forwards,")), "{head}");
     let inst = &table("instances.csv")[0];
     assert_eq!(inst["status"], "solved");
     assert_eq!(expanded, inst["expanded"].parse::<f64>().unwrap(), "one instance");

@@ -8,6 +8,9 @@ use cube_oracle::rundir::Existing;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+use common::column;
+
 fn smoke(out: &Path, name: &str) -> TrainConfig {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml");
     let mut cfg = TrainConfig::load(&path).unwrap();
@@ -34,13 +37,6 @@ fn header(path: &Path) -> String {
         .next()
         .unwrap()
         .to_string()
-}
-
-fn column(path: &Path, name: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let idx = lines.next().unwrap().split(',').position(|h| h == name).unwrap();
-    lines.map(|l| l.split(',').nth(idx).unwrap().to_string()).collect()
 }
 
 #[test]

@@ -22,6 +22,7 @@ use cube_oracle::learn::config::DeviceKind;
 use cube_oracle::local::{LocalConfig, LocalMethod, ProblemKind};
 use cube_oracle::registry::PuzzleKind;
 use cube_oracle::search::Limits;
+use cube_oracle::search::OracleKind;
 use cube_oracle::solve::classical::{self, ClassicalOptions, Method};
 use cube_oracle::solve::distances::{self, TableOptions};
 use cube_oracle::solve::input::Input;
@@ -124,6 +125,9 @@ struct Args {
     /// Oracle beam search on cube3 runs: average the network over K of the cube's symmetries (1 = off, 2, 4, 8, 16, 24, 48; K forwards per state; docs/symmetry.md).
     #[arg(long, value_name = "K")]
     symmetry: Option<String>,
+    /// Oracle beam search: the oracle kind you expect the run to be (policy, q-distance, value); a run of another kind is refused. The search always follows the run's model.kind.
+    #[arg(long)]
+    kind: Option<String>,
     /// Local search (--puzzle queens<N> or function-<name>): this many seeded runs, run i from seed --seed + i.
     #[arg(long, value_name = "N")]
     runs: Option<u64>,
@@ -281,6 +285,12 @@ fn run_oracle(
         jobs: args.jobs.get(),
         device: args.device.as_deref().map(|d| if d == "gpu" { DeviceKind::Gpu } else { DeviceKind::Cpu }),
         symmetry,
+        kind: args
+            .kind
+            .as_deref()
+            .map(str::parse::<OracleKind>)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--kind: {e}"))?,
     };
     Ok(solve::run(&opts)?)
 }
@@ -299,6 +309,7 @@ fn run_classical(
         (args.device.is_some(), "--device"),
         (args.exact, "--exact"),
         (args.symmetry.is_some(), "--symmetry"),
+        (args.kind.is_some(), "--kind"),
     ] {
         if given {
             anyhow::bail!("{flag} applies to beam search with a trained oracle (--method beam, no --heuristic)");
@@ -371,6 +382,7 @@ fn search_flags(args: &Args) -> Vec<(bool, &'static str)> {
         (args.metric.is_some(), "--metric"),
         (args.device.is_some(), "--device"),
         (args.symmetry.is_some(), "--symmetry"),
+        (args.kind.is_some(), "--kind"),
     ]
 }
 

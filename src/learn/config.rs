@@ -14,6 +14,7 @@ use crate::cube3::Metric;
 use crate::learn::data::Depths;
 use crate::registry::{AnyPuzzle, PuzzleKind};
 use crate::scramble::{WalkKind, WalkLength};
+use crate::search::OracleKind;
 use crate::sliding::Goal;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -200,6 +201,50 @@ pub enum Encoding {
     OneHot,
 }
 
+/// Training losses (config key `model.loss`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Loss {
+    /// Cross-entropy of the softmax over moves against the walk's move.
+    CrossEntropy,
+    /// Mean squared error against the walk depth.
+    Mse,
+    /// Huber loss (δ = 1) against the walk depth.
+    Huber,
+}
+
+impl Loss {
+    /// The name used in configs and tables.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::CrossEntropy => "cross-entropy",
+            Self::Mse => "mse",
+            Self::Huber => "huber",
+        }
+    }
+}
+
+impl ModelSection {
+    /// The loss in effect: the one given, else the kind's default.
+    #[must_use]
+    pub fn loss(&self) -> Loss {
+        self.loss.unwrap_or(if self.kind.is_regression() { Loss::Mse } else { Loss::CrossEntropy })
+    }
+
+    /// Whether a Q-distance network also learns from the walk's next move.
+    #[must_use]
+    pub fn forward_targets(&self) -> bool {
+        self.kind == OracleKind::QDistance && self.forward_targets.unwrap_or(true)
+    }
+
+    /// Network outputs for a puzzle with `moves` moves.
+    #[must_use]
+    pub fn outputs(&self, moves: usize) -> usize {
+        self.kind.outputs(moves)
+    }
+}
+
 /// Normalisation after each hidden layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -214,6 +259,19 @@ pub enum Norm {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelSection {
+    /// What the network predicts: `policy` (the default), `q-distance` or
+    /// `value` ([`OracleKind`]); it fixes the head's width, the targets, the
+    /// loss and the search `solve` runs with it.
+    #[serde(default)]
+    pub kind: OracleKind,
+    /// The training loss: `cross-entropy` for a policy (the only choice),
+    /// `mse` (the default) or `huber` (δ = 1) for the distance kinds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<Loss>,
+    /// Q-distance only: also regress the output of the walk's next move on
+    /// `k + 1` (default true; see `learn::objective`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forward_targets: Option<bool>,
     /// Input encoding (`one-hot`).
     pub encoding: Encoding,
     /// Widths of the plain hidden layers, in order (at least one).
@@ -469,6 +527,32 @@ impl TrainConfig {
         }
         if self.model.residual_blocks > 64 {
             return Err(invalid("model.residual_blocks", self.model.residual_blocks, "must be <= 64"));
+        }
+        match (self.model.kind, self.model.loss) {
+            (OracleKind::Policy, Some(l @ (Loss::Mse | Loss::Huber))) => {
+                return Err(invalid(
+                    "model.loss",
+                    l.name(),
+                    "is a regression loss, for kind = \"q-distance\" or \"value\"; kind = \"policy\" trains with \"cross-entropy\"",
+                ));
+            }
+            (k, Some(Loss::CrossEntropy)) if k.is_regression() => {
+                return Err(invalid(
+                    "model.loss",
+                    "cross-entropy",
+                    format!("is the policy's loss; kind = \"{k}\" regresses distances with \"mse\" or \"huber\""),
+                ));
+            }
+            _ => {}
+        }
+        if let Some(f) = self.model.forward_targets
+            && self.model.kind != OracleKind::QDistance
+        {
+            return Err(invalid(
+                "model.forward_targets",
+                f,
+                format!("applies to kind = \"q-distance\"; this config's kind is \"{}\"", self.model.kind),
+            ));
         }
         let o = &self.optim;
         if !(o.lr.is_finite() && o.lr > 0.0 && o.lr <= 10.0) {

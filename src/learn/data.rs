@@ -92,6 +92,16 @@ pub struct Batch {
     pub labels: Vec<i64>,
     /// Depth of each state in its walk (1-based).
     pub depths: Vec<u16>,
+    /// For each state, the inverse of the walk's *next* move when the next
+    /// sample continues the same walk (so undoing it from the next state
+    /// gives this one), else −1. A Q-distance network learns from it that
+    /// the child reached by the next move is at walk depth `depth + 1`.
+    pub forward: Vec<i64>,
+    /// For each state, bit `m` set when output `m` is a real option: the
+    /// inverse of move `m` (the move that undoes it) is applicable (every
+    /// move of the cubes; two to four slides of a sliding puzzle). Ranking
+    /// rules look only at these outputs.
+    pub legal: Vec<u32>,
 }
 
 impl Batch {
@@ -167,13 +177,27 @@ pub fn make_batch<P: Puzzle>(puzzle: &P, spec: &BatchSpec, index: u64) -> Result
     let mut inputs = vec![0.0f32; spec.size * width];
     let mut labels = Vec::with_capacity(spec.size);
     let mut depths = Vec::with_capacity(spec.size);
+    let mut forward = Vec::with_capacity(spec.size);
+    let mut legal = Vec::with_capacity(spec.size);
+    let mut last_depth = 0;
     for_each_sample(puzzle, spec, index, |state, m, depth| {
         let row = labels.len();
         puzzle.encode(state, &mut inputs[row * width..(row + 1) * width]);
+        // With every prefix kept, a walk's depths run 1, 2, 3, …: one more
+        // than the previous sample's means the same walk went on, by move
+        // `m`. (Uniform depths give one sample per walk: never.)
+        if spec.depths == Depths::AllPrefixes && row > 0 && depth == last_depth + 1 {
+            forward[row - 1] = i64::from(puzzle.inverse(m));
+        }
+        last_depth = depth;
         labels.push(i64::from(m));
         depths.push(depth.min(u16::MAX as usize) as u16);
+        forward.push(-1);
+        // Output m is about undoing m, i.e. applying its inverse.
+        let moves = puzzle.num_moves().min(32) as u8;
+        legal.push((0..moves).filter(|&m| puzzle.is_applicable(state, puzzle.inverse(m))).fold(0, |b, m| b | 1 << m));
     })?;
-    Ok(Batch { index, inputs, labels, depths })
+    Ok(Batch { index, inputs, labels, depths, forward, legal })
 }
 
 /// A held-out set: `walks` walks of the longest length and the run's walk

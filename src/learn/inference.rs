@@ -3,28 +3,30 @@
 //!
 //! [`NetOracle`] loads a run's resolved config and a checkpoint, puts the
 //! network in inference mode on the configured device, and answers batched
-//! log-probability queries. Search code only ever sees the `Oracle` trait.
+//! queries of the kind it was trained as (`model.kind`): log-probabilities
+//! of a policy, or the raw distances of a Q-distance or value network. Search code only ever sees the `Oracle` trait.
 
 use crate::learn::backend;
 use crate::learn::checkpoint;
 use crate::learn::config::{DeviceKind, TrainConfig};
 use crate::learn::error::LearnError;
-use crate::learn::model::PolicyNet;
+use crate::learn::model::OracleNet;
 use crate::learn::model::load_for_inference;
-use crate::search::{Oracle, OracleError};
+use crate::search::{Oracle, OracleError, OracleKind};
 use burn::module::Module;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
 use std::path::{Path, PathBuf};
 
-/// A trained policy network answering oracle queries. A clone shares the
+/// A trained network answering oracle queries. A clone shares the
 /// loaded weights' data and can serve another search thread.
 #[derive(Clone)]
 pub struct NetOracle {
-    net: PolicyNet,
+    net: OracleNet,
     device: Device,
     inputs: usize,
     moves: usize,
+    kind: OracleKind,
     /// The run's resolved config.
     pub config: TrainConfig,
     /// The checkpoint loaded.
@@ -60,7 +62,8 @@ impl NetOracle {
         let device = backend::device(device.unwrap_or(DeviceKind::Cpu))?;
         let net = load_for_inference(&config, &path, &device)?.valid();
         let puzzle = config.puzzle()?;
-        Ok(Self { net, device, inputs: puzzle.encoded_len(), moves: puzzle.num_moves(), config, checkpoint: path })
+        let (inputs, moves, kind) = (puzzle.encoded_len(), puzzle.num_moves(), config.model.kind);
+        Ok(Self { net, device, inputs, moves, kind, config, checkpoint: path })
     }
 }
 
@@ -69,14 +72,20 @@ impl Oracle for NetOracle {
         self.moves
     }
 
-    fn log_probs(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
+    fn kind(&self) -> OracleKind {
+        self.kind
+    }
+
+    fn predict(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
         let x = Tensor::<2>::from_data(
             TensorData::new(inputs[..rows * self.inputs].to_vec(), [rows, self.inputs]),
             &self.device,
         );
-        let lp = log_softmax(self.net.forward(x), 1).into_data().convert::<f32>();
-        let v = lp.as_slice::<f32>().map_err(|e| OracleError(format!("reading the network's predictions: {e:?}")))?;
-        out[..rows * self.moves].copy_from_slice(v);
+        let y = self.net.forward(x);
+        let y = if self.kind == OracleKind::Policy { log_softmax(y, 1) } else { y };
+        let y = y.into_data().convert::<f32>();
+        let v = y.as_slice::<f32>().map_err(|e| OracleError(format!("reading the network's predictions: {e:?}")))?;
+        out[..rows * self.kind.outputs(self.moves)].copy_from_slice(v);
         Ok(())
     }
 }

@@ -4,6 +4,7 @@
 //! reports, which therefore do not import each other.
 
 use crate::rundir::Existing;
+use crate::search::OracleKind;
 use std::path::PathBuf;
 
 /// How `train` was asked to run.
@@ -48,10 +49,14 @@ pub struct Outcome {
     pub samples_per_s: f64,
 }
 
-/// Held-out evaluation: per-sample log-probabilities of every move.
+/// Held-out evaluation: the network's predictions for every sample.
 pub struct Evaluation {
-    /// `rows × moves` probabilities.
+    /// What the predictions are.
+    pub kind: OracleKind,
+    /// Outputs per sample.
+    pub outputs: usize,
+    /// `rows × outputs`: log-probabilities of a policy, distances otherwise.
+    pub predictions: Vec<f32>,
+    /// `rows × moves` probabilities of a policy; empty for the other kinds.
     pub probs: Vec<f32>,
-    /// `rows × moves` log-probabilities.
-    pub log_probs: Vec<f32>,
 }

@@ -1,7 +1,8 @@
 //! Learning: everything that knows about the neural network, in the shape
 //! of burn's examples. [`config`] (the typed TOML training config),
 //! [`data`] (batches as a pure function of seed and index), [`model`] (the
-//! policy network, and loading weights from a checkpoint), [`backend`]
+//! oracle network, and loading weights from a checkpoint), [`objective`]
+//! (what each oracle kind learns: targets, loss, accuracy), [`backend`]
 //! (CPU or GPU device), [`checkpoint`] (the checksummed file format),
 //! [`training`] (the loop, resume, Ctrl-C, export), [`diagnostics`] and
 //! [`report`] (what a run writes besides its logs), [`inference`] (a
@@ -21,5 +22,6 @@ pub mod error;
 pub mod inference;
 pub mod leg;
 pub mod model;
+pub mod objective;
 mod report;
 pub mod training;

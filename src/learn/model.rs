@@ -1,8 +1,10 @@
-//! The policy network: an MLP with optional residual blocks, in burn.
+//! The oracle network: an MLP with optional residual blocks, in burn.
 //!
 //! Shape: `encoded_len` inputs (324 for the one-hot cube) → hidden layers
 //! `hidden[0] … hidden[k-1]` → `residual_blocks` blocks of width
-//! `hidden[k-1]` → one logit per move (12 in QTM, 18 in HTM). Every hidden
+//! `hidden[k-1]` → the head: one output per move for a policy (logits) or a
+//! Q-distance oracle (distances), one for a value oracle
+//! (`OracleKind::outputs`; 12 moves in QTM, 18 in HTM). Every hidden
 //! layer is Linear → ReLU → BatchNorm (or Linear → ReLU with `norm = none`),
 //! the layer order EfficientCube uses; a residual block is two such layers
 //! plus the identity. Weights start as PyTorch's defaults do:
@@ -63,20 +65,20 @@ impl Residual {
     }
 }
 
-/// The policy network.
+/// The oracle network (any kind; the head's width is the kind's output count).
 #[derive(Module, Debug)]
-pub struct PolicyNet {
+pub struct OracleNet {
     trunk: Vec<Dense>,
     blocks: Vec<Residual>,
     head: Linear,
 }
 
-impl PolicyNet {
-    /// A freshly initialised network for `inputs` features and `moves`
+impl OracleNet {
+    /// A freshly initialised network for `inputs` features and `outputs`
     /// outputs. Initialisation draws from the device's generator, so seed
     /// the device first for reproducible weights.
     #[must_use]
-    pub fn new(cfg: &ModelSection, inputs: usize, moves: usize, device: &Device) -> Self {
+    pub fn new(cfg: &ModelSection, inputs: usize, outputs: usize, device: &Device) -> Self {
         let mut trunk = Vec::with_capacity(cfg.hidden.len());
         let mut width = inputs;
         for &h in &cfg.hidden {
@@ -89,14 +91,16 @@ impl PolicyNet {
                 second: Dense::new(width, width, cfg.norm, device),
             })
             .collect();
-        Self { trunk, blocks, head: LinearConfig::new(width, moves).init(device) }
+        Self { trunk, blocks, head: LinearConfig::new(width, outputs).init(device) }
     }
 
-    /// Logits for a batch.
+    /// Outputs for a batch.
     ///
     /// Shapes: `x` is `[batch, inputs]` (one encoded state per row); the
-    /// result is `[batch, moves]`, unnormalised log-probabilities of the move
-    /// that produced each state. The solver applies that move's inverse.
+    /// result is `[batch, outputs]`: for a policy, unnormalised
+    /// log-probabilities of the move that produced each state (the solver
+    /// applies that move's inverse); for the distance kinds, the distances
+    /// themselves.
     pub fn forward(&self, x: Tensor<2>) -> Tensor<2> {
         let mut x = x;
         for layer in &self.trunk {
@@ -112,7 +116,7 @@ impl PolicyNet {
 /// Number of trainable weights (linear weights and biases, batch-norm scale
 /// and shift) of the network `cfg` describes, computed from the shape alone.
 #[must_use]
-pub fn parameter_count(cfg: &ModelSection, inputs: usize, moves: usize) -> usize {
+pub fn parameter_count(cfg: &ModelSection, inputs: usize, outputs: usize) -> usize {
     let norm = usize::from(cfg.norm == Norm::Batch);
     let mut total = 0;
     let mut width = inputs;
@@ -121,22 +125,22 @@ pub fn parameter_count(cfg: &ModelSection, inputs: usize, moves: usize) -> usize
         width = h;
     }
     total += cfg.residual_blocks * 2 * (width * width + width + 2 * width * norm);
-    total + width * moves + moves
+    total + width * outputs + outputs
 }
 
 /// Multiply-adds of one forward pass for one sample (dense layers only).
 #[must_use]
-pub fn forward_macs(cfg: &ModelSection, inputs: usize, moves: usize) -> usize {
+pub fn forward_macs(cfg: &ModelSection, inputs: usize, outputs: usize) -> usize {
     let mut total = 0;
     let mut width = inputs;
     for &h in &cfg.hidden {
         total += width * h;
         width = h;
     }
-    total + cfg.residual_blocks * 2 * width * width + width * moves
+    total + cfg.residual_blocks * 2 * width * width + width * outputs
 }
 
-pub(crate) fn load_model(model: PolicyNet, bytes: Vec<u8>, what: &str) -> Result<PolicyNet, LearnError> {
+pub(crate) fn load_model(model: OracleNet, bytes: Vec<u8>, what: &str) -> Result<OracleNet, LearnError> {
     // Cast to the module's float type: a record always holds floats we
     // wrote, and burn panics (rather than erring) on a record whose tensor
     // claims another type (found by tests/fuzz.rs with a repaired checksum).
@@ -189,7 +193,7 @@ fn explain_mismatch(message: &str) -> String {
 ///
 /// # Errors
 /// An unusable checkpoint, or weights that do not fit `cfg`'s model.
-pub fn load_for_inference(cfg: &TrainConfig, path: &Path, device: &Device) -> Result<PolicyNet, LearnError> {
+pub fn load_for_inference(cfg: &TrainConfig, path: &Path, device: &Device) -> Result<OracleNet, LearnError> {
     let ck = checkpoint::load(path)?;
     fit(cfg, ck.model, device, &format!("loading the model from {}", path.display()))
 }
@@ -200,14 +204,14 @@ pub fn load_for_inference(cfg: &TrainConfig, path: &Path, device: &Device) -> Re
 /// # Errors
 /// Bytes that are not a model record, or a record of another shape (the
 /// message names the first differing tensor and both shapes).
-pub fn model_from_bytes(cfg: &TrainConfig, model_bytes: Vec<u8>, device: &Device) -> Result<PolicyNet, LearnError> {
+pub fn model_from_bytes(cfg: &TrainConfig, model_bytes: Vec<u8>, device: &Device) -> Result<OracleNet, LearnError> {
     fit(cfg, model_bytes, device, "loading a checkpoint's model section")
 }
 
 /// [`model_from_bytes`], saying `what` is being loaded in its message.
-fn fit(cfg: &TrainConfig, model_bytes: Vec<u8>, device: &Device, what: &str) -> Result<PolicyNet, LearnError> {
+fn fit(cfg: &TrainConfig, model_bytes: Vec<u8>, device: &Device, what: &str) -> Result<OracleNet, LearnError> {
     let puzzle = cfg.puzzle()?;
-    let model = PolicyNet::new(&cfg.model, puzzle.encoded_len(), puzzle.num_moves(), device);
+    let model = OracleNet::new(&cfg.model, puzzle.encoded_len(), cfg.model.kind.outputs(puzzle.num_moves()), device);
     load_model(model, model_bytes, what)
 }
 

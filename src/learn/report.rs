@@ -10,9 +10,11 @@ use crate::learn::config::TrainConfig;
 use crate::learn::data::{Batch, BatchSpec, for_each_sample};
 use crate::learn::error::LearnError;
 use crate::learn::model::{forward_macs, parameter_count};
+use crate::learn::objective;
 use crate::plot::{Chart, Series, Style};
 use crate::puzzle::Puzzle;
 use crate::rundir::{dependency_versions, git_revision, write_atomic};
+use crate::search::OracleKind;
 use serde_json::json;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -44,8 +46,11 @@ impl Meta {
             "walk": cfg.data.walk.name(),
             "depths": cfg.data.depths.name(),
             "crate_versions": versions,
-            "parameters": parameter_count(&cfg.model, inputs, moves),
-            "forward_macs_per_sample": forward_macs(&cfg.model, inputs, moves),
+            "kind": cfg.model.kind.name(),
+            "loss": cfg.model.loss().name(),
+            "forward_targets": cfg.model.forward_targets(),
+            "parameters": parameter_count(&cfg.model, inputs, cfg.model.outputs(moves)),
+            "forward_macs_per_sample": forward_macs(&cfg.model, inputs, cfg.model.outputs(moves)),
             "total_steps": cfg.total_steps(),
             "leg_started_unix": unix_now(),
             "leg_resumed": resumed,
@@ -84,39 +89,35 @@ impl Meta {
     }
 }
 
-/// Appends the per-depth evaluation rows and the KL row for one evaluation.
-#[allow(clippy::too_many_arguments)]
+/// Appends the per-depth evaluation rows and, for a policy, the KL row for
+/// one evaluation.
 pub(super) fn log_eval(
     eval_log: &mut CsvLog,
-    kl_log: &mut CsvLog,
+    kl_log: Option<&mut CsvLog>,
     step: u64,
     ev: &Evaluation,
     set: &Batch,
-    moves: usize,
     previous: Option<&[f32]>,
-    max_len: usize,
 ) -> Result<()> {
-    let mut n = vec![0u64; max_len + 1];
-    let mut correct = vec![0u64; max_len + 1];
-    let mut ce = vec![0.0f64; max_len + 1];
-    for (i, (&label, &depth)) in set.labels.iter().zip(&set.depths).enumerate() {
-        let row = &ev.log_probs[i * moves..(i + 1) * moves];
-        let best = (0..moves).max_by(|&a, &b| row[a].total_cmp(&row[b])).unwrap_or(0);
-        let d = usize::from(depth);
-        n[d] += 1;
-        correct[d] += u64::from(best == label as usize);
-        ce[d] -= f64::from(row[label as usize]);
+    let rows = objective::by_depth(ev.kind, &ev.predictions, ev.outputs, set);
+    let col = |f: fn(&objective::DepthMetrics) -> f64| Col::F64(rows.iter().map(f).collect());
+    let mut cols = vec![
+        ("step", Col::U64(vec![step; rows.len()])),
+        ("depth", Col::U64(rows.iter().map(|d| d.depth as u64).collect())),
+        ("states", Col::U64(rows.iter().map(|d| d.states).collect())),
+        ("accuracy", col(|d| d.accuracy)),
+    ];
+    if ev.kind.is_regression() {
+        cols.push(("mean_prediction", col(|d| d.mean)));
+        cols.push(("rmse", col(|d| d.rmse)));
+    } else {
+        cols.push(("cross_entropy", col(|d| d.mean)));
     }
-    let depths: Vec<usize> = (1..=max_len).filter(|&d| n[d] > 0).collect();
-    eval_log.append(vec![
-        ("step", Col::U64(vec![step; depths.len()])),
-        ("depth", Col::U64(depths.iter().map(|&d| d as u64).collect())),
-        ("states", Col::U64(depths.iter().map(|&d| n[d]).collect())),
-        ("accuracy", Col::F64(depths.iter().map(|&d| correct[d] as f64 / n[d] as f64).collect())),
-        ("cross_entropy", Col::F64(depths.iter().map(|&d| ce[d] / n[d] as f64).collect())),
-    ])?;
+    eval_log.append(cols)?;
+    let Some(kl_log) = kl_log else { return Ok(()) };
+    let moves = ev.outputs;
     let pred = Predictions::new(&ev.probs, moves);
-    let total_ce = ce.iter().sum::<f64>() / set.len().max(1) as f64;
+    let total_ce = rows.iter().map(|d| d.mean * d.states as f64).sum::<f64>() / set.len().max(1) as f64;
     let snapshot_kl = previous.map_or(f64::NAN, |p| pred.kl_from(&Predictions::new(p, moves)));
     kl_log.append(vec![
         ("step", Col::U64(vec![step])),
@@ -128,7 +129,9 @@ pub(super) fn log_eval(
     Ok(())
 }
 
-/// End-of-run diagnostics into `diagnostics/`, with their plots.
+/// End-of-run diagnostics into `diagnostics/`, with their plots: the visit
+/// counts for every kind, and for a policy (`probs`, its held-out move
+/// probabilities) the move marginals, certainty and cumulative curves.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn diagnostics<P: Puzzle>(
     dir: &Path,
@@ -136,7 +139,7 @@ pub(super) fn diagnostics<P: Puzzle>(
     spec: &BatchSpec,
     step: u64,
     window: u64,
-    probs: &[f32],
+    probs: Option<&[f32]>,
     set: &Batch,
     moves: usize,
 ) -> Result<()> {
@@ -177,6 +180,18 @@ pub(super) fn diagnostics<P: Puzzle>(
         )),
     }
     .save(&plots.join("visits"))?;
+    let visit_summary = json!({
+        "visit_window_steps": step - first,
+        "visit_samples": v.samples,
+        "distinct_states": v.distinct,
+        "visited_once": v.once,
+        "share_visited_once": v.once as f64 / v.distinct.max(1) as f64,
+        "power_law_exponent": v.exponent,
+        "held_out_states": set.len(),
+    });
+    let Some(probs) = probs else {
+        return Ok(write_atomic(&out.join("summary.json"), format!("{visit_summary:#}").as_bytes())?);
+    };
 
     let pred = Predictions::new(probs, moves);
     let marginal = pred.marginal();
@@ -254,23 +269,18 @@ pub(super) fn diagnostics<P: Puzzle>(
     }
     chart.save(&plots.join("cumulative"))?;
 
-    let summary = json!({
-        "visit_window_steps": step - first,
-        "visit_samples": v.samples,
-        "distinct_states": v.distinct,
-        "visited_once": v.once,
-        "share_visited_once": v.once as f64 / v.distinct.max(1) as f64,
-        "power_law_exponent": v.exponent,
-        "kl_marginal_uniform": pred.kl_marginal_uniform(),
-        "kl_target_prediction": pred.kl_target(&set.labels),
-        "mean_certainty": mean_certainty,
-        "held_out_states": set.len(),
-    });
+    let mut summary = visit_summary;
+    summary["kl_marginal_uniform"] = json!(pred.kl_marginal_uniform());
+    summary["kl_target_prediction"] = json!(pred.kl_target(&set.labels));
+    summary["mean_certainty"] = json!(mean_certainty);
     Ok(write_atomic(&out.join("summary.json"), format!("{summary:#}").as_bytes())?)
 }
 
 /// Curves from the CSV logs into `plots/`.
-pub(super) fn plots(dir: &Path, moves: usize) -> Result<()> {
+pub(super) fn plots(dir: &Path, kind: OracleKind, moves: usize) -> Result<()> {
+    if kind.is_regression() {
+        return distance_plots(dir, kind);
+    }
     let plots = dir.join("plots");
     let m = read_columns(&dir.join("metrics.csv"), &["step", "loss", "accuracy"])?;
     let k =
@@ -328,18 +338,64 @@ pub(super) fn plots(dir: &Path, moves: usize) -> Result<()> {
     Ok(())
 }
 
+/// The curves of a distance (Q or value) run: training loss and accuracy,
+/// and the held-out mean prediction by walk step against the target line.
+fn distance_plots(dir: &Path, kind: OracleKind) -> Result<()> {
+    let plots = dir.join("plots");
+    let m = read_columns(&dir.join("metrics.csv"), &["step", "loss", "accuracy"])?;
+    let zip = |x: &[f64], y: &[f64]| -> Vec<(f64, f64)> { x.iter().copied().zip(y.iter().copied()).collect() };
+    Chart::new("Training loss", "step", "loss")
+        .with(Series::new("training batches", Style::Line, zip(&m[0], &m[1])))
+        .save(&plots.join("loss"))?;
+    let rule = if kind == OracleKind::Value { "|V - k| < 1/2" } else { "argmin Q = label" };
+    Chart::new(format!("Training accuracy ({rule})"), "step", "accuracy")
+        .with(Series::new("training batches", Style::Line, zip(&m[0], &m[2])))
+        .save(&plots.join("accuracy"))?;
+    let e = read_columns(&dir.join("eval.csv"), &["step", "depth", "mean_prediction", "rmse"])?;
+    if let Some(&last) = e[0].last() {
+        let rows: Vec<usize> = (0..e[0].len()).filter(|&i| e[0][i] == last).collect();
+        let target = |d: f64| if kind == OracleKind::Value { d } else { d - 1.0 };
+        Chart {
+            title: format!("Held-out predictions by walk step (step {last})"),
+            x_label: "walk step k".into(),
+            y_label: "distance".into(),
+            series: vec![
+                Series::new("mean prediction", Style::Line, rows.iter().map(|&i| (e[1][i], e[2][i])).collect()),
+                Series::new("RMSE", Style::Line, rows.iter().map(|&i| (e[1][i], e[3][i])).collect()),
+                Series::new(
+                    "walk target",
+                    Style::Reference,
+                    rows.iter().map(|&i| (e[1][i], target(e[1][i]))).collect(),
+                ),
+            ],
+            ..Chart::default()
+        }
+        .save(&plots.join("eval_by_depth"))?;
+    }
+    Ok(())
+}
+
 /// The one-screen summary printed when `train` ends.
-pub(super) fn summary(o: &Outcome, state: &super::checkpoint::LoopState, params: usize, macs: usize) {
+pub(super) fn summary(o: &Outcome, state: &super::checkpoint::LoopState, params: usize, macs: usize, kind: OracleKind) {
     let status = if o.step >= o.total_steps { "complete" } else { "stopped early (resume with --resume)" };
-    let rows = read_columns(&o.run_dir.join("kl.csv"), &["step", "cross_entropy"]).unwrap_or_default();
-    let held_out = rows
-        .get(1)
-        .and_then(|c| c.last().copied())
-        .map_or("no evaluation yet".to_string(), |ce| format!("held-out cross-entropy {ce:.4}"));
+    let held_out = if kind.is_regression() {
+        // RMSE over the last evaluation's depths, weighted by their states.
+        let e = read_columns(&o.run_dir.join("eval.csv"), &["step", "states", "rmse"]).unwrap_or_default();
+        let last = e.first().and_then(|s| s.last().copied());
+        let rows: Vec<usize> = last.map_or(Vec::new(), |l| (0..e[0].len()).filter(|&i| e[0][i] == l).collect());
+        let n: f64 = rows.iter().map(|&i| e[1][i]).sum();
+        let sq: f64 = rows.iter().map(|&i| e[1][i] * e[2][i] * e[2][i]).sum();
+        if rows.is_empty() { "no evaluation yet".to_string() } else { format!("held-out RMSE {:.4}", (sq / n).sqrt()) }
+    } else {
+        let rows = read_columns(&o.run_dir.join("kl.csv"), &["step", "cross_entropy"]).unwrap_or_default();
+        rows.get(1)
+            .and_then(|c| c.last().copied())
+            .map_or("no evaluation yet".to_string(), |ce| format!("held-out cross-entropy {ce:.4}"))
+    };
     let m = read_columns(&o.run_dir.join("metrics.csv"), &["loss", "accuracy"]).unwrap_or_default();
     let (loss, acc) = (m.first().and_then(|c| c.last().copied()), m.get(1).and_then(|c| c.last().copied()));
     println!("run        {} ({status})", o.run_dir.display());
-    println!("model      {params} parameters, {:.2} MFLOP per sample forward", 2.0 * macs as f64 / 1e6);
+    println!("model      {kind} network, {params} parameters, {:.2} MFLOP per sample forward", 2.0 * macs as f64 / 1e6);
     println!(
         "progress   step {}/{}, {} samples, {:.1} s of training",
         o.step, o.total_steps, state.samples, state.elapsed_s
@@ -350,5 +406,6 @@ pub(super) fn summary(o: &Outcome, state: &super::checkpoint::LoopState, params:
         loss.unwrap_or(f64::NAN),
         100.0 * acc.unwrap_or(f64::NAN)
     );
-    println!("files      config.toml meta.json metrics.csv eval.csv kl.csv checkpoints/ diagnostics/ plots/");
+    let kl = if kind == OracleKind::Policy { " kl.csv" } else { "" };
+    println!("files      config.toml meta.json metrics.csv eval.csv{kl} checkpoints/ diagnostics/ plots/");
 }

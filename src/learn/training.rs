@@ -16,19 +16,21 @@ use super::model::load_model;
 use super::report;
 use crate::csvlog::{Col, CsvLog};
 use crate::learn::backend;
-use crate::learn::config::{DeviceKind, Schedule, TrainConfig};
+use crate::learn::config::{DeviceKind, ModelSection, Schedule, TrainConfig};
 use crate::learn::data::{self, Batch, BatchSpec, BatchStream};
 use crate::learn::error::LearnError;
-use crate::learn::model::{PolicyNet, forward_macs, parameter_count};
+use crate::learn::model::{OracleNet, forward_macs, parameter_count};
+use crate::learn::objective;
 use crate::puzzle::Puzzle;
 use crate::registry::{AnyPuzzle, PuzzleVisitor};
 use crate::rundir::{self, FileError, write_atomic};
 use crate::scramble::ScrambleError;
+use crate::search::OracleKind;
 use burn::module::Module;
 use burn::optim::grad_clipping::GradientClippingConfig;
 use burn::optim::{AdamConfig, AdamWConfig, GradientsParams, ModuleOptimizer, decay::WeightDecayConfig};
 use burn::tensor::activation::log_softmax;
-use burn::tensor::{Bytes, Device, Int, Tensor, TensorData};
+use burn::tensor::{Bytes, Device, Tensor, TensorData};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -144,7 +146,6 @@ struct DataSetup {
     puzzle: AnyPuzzle,
     spec: BatchSpec,
     held_out: Batch,
-    max_len: usize,
 }
 
 fn data_setup(cfg: &TrainConfig) -> Result<DataSetup> {
@@ -159,7 +160,7 @@ fn data_setup(cfg: &TrainConfig) -> Result<DataSetup> {
     };
     let max_len = cfg.data.scramble_len.max();
     let held_out = puzzle.visit(HeldOut { spec: &spec, walks: cfg.train.eval_walks, max_len })?;
-    Ok(DataSetup { puzzle, spec, held_out, max_len })
+    Ok(DataSetup { puzzle, spec, held_out })
 }
 
 /// The held-out set of the configured puzzle.
@@ -195,15 +196,17 @@ struct Diagnostics<'a> {
     dir: &'a Path,
     spec: &'a BatchSpec,
     step: u64,
-    probs: &'a [f32],
+    snapshot: &'a [f32],
     set: &'a Batch,
+    kind: OracleKind,
     moves: usize,
 }
 
 impl PuzzleVisitor for Diagnostics<'_> {
     type Out = Result<()>;
     fn visit<P: Puzzle + 'static>(self, puzzle: P) -> Self::Out {
-        report::diagnostics(self.dir, &puzzle, self.spec, self.step, VISIT_WINDOW, self.probs, self.set, self.moves)
+        let policy = (self.kind == OracleKind::Policy).then_some(self.snapshot);
+        report::diagnostics(self.dir, &puzzle, self.spec, self.step, VISIT_WINDOW, policy, self.set, self.moves)
     }
 }
 
@@ -231,6 +234,8 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     let d = data_setup(cfg)?;
     let moves = d.puzzle.num_moves();
     let inputs = d.puzzle.encoded_len();
+    let kind = cfg.model.kind;
+    let outputs = cfg.model.outputs(moves);
 
     // The device generators are global to the process: seeding and drawing
     // the initial weights happen under one lock, so that two runs in one
@@ -239,14 +244,14 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     // the forward pass would, and so draws them all here.
     let init_guard = INIT_LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     base.seed(cfg.run.seed);
-    let mut model = PolicyNet::new(&cfg.model, inputs, moves, &train_device);
+    let mut model = OracleNet::new(&cfg.model, inputs, outputs, &train_device);
     if cfg.backend.device != DeviceKind::Cpu {
         // Initial weights always come from the CPU's generator, so that a run
         // starts from the same weights on every device (GPU runs can then be
         // checked against CPU runs of the same seed).
         let cpu = backend::device(DeviceKind::Cpu)?;
         cpu.seed(cfg.run.seed);
-        let init = PolicyNet::new(&cfg.model, inputs, moves, &cpu);
+        let init = OracleNet::new(&cfg.model, inputs, outputs, &cpu);
         let bytes = init.into_record().into_bytes().map_err(|e| LearnError::record("serialising the model", e))?;
         model = load_model(model, bytes.to_vec(), "moving the initial weights to the device")?;
     }
@@ -280,12 +285,15 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     }
 
     let header_metrics = ["step", "samples", "elapsed_s", "lr", "loss", "accuracy", "samples_per_s"];
-    let header_eval = ["step", "depth", "states", "accuracy", "cross_entropy"];
     let header_kl = ["step", "cross_entropy", "kl_target_prediction", "kl_marginal_uniform", "kl_previous_snapshot"];
     let resume_at = resumed.then_some(state.step);
     let mut metrics = open_log(&dir, "metrics.csv", &header_metrics, resume_at, opts.fresh_logs)?;
-    let mut eval_log = open_log(&dir, "eval.csv", &header_eval, resume_at, opts.fresh_logs)?;
-    let mut kl_log = open_log(&dir, "kl.csv", &header_kl, resume_at, opts.fresh_logs)?;
+    let mut eval_log = open_log(&dir, "eval.csv", objective::eval_header(kind), resume_at, opts.fresh_logs)?;
+    // The KL diagnostics are about move distributions: policies only.
+    let mut kl_log = match kind {
+        OracleKind::Policy => Some(open_log(&dir, "kl.csv", &header_kl, resume_at, opts.fresh_logs)?),
+        _ => None,
+    };
 
     let total = cfg.total_steps();
     let stop_at = opts.max_steps_this_leg.map_or(total, |n| (state.step + n).min(total));
@@ -309,7 +317,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         let lr = learning_rate(cfg, state.step);
         let batch = stream.next_batch();
         let n = batch.len();
-        let (m, loss, correct) = train_step(model, &mut optim, lr, batch, inputs, &train_device)?;
+        let (m, loss, correct) = train_step(model, &mut optim, lr, batch, &cfg.model, inputs, &train_device)?;
         model = m;
         state.step += 1;
         state.next_batch += 1;
@@ -338,10 +346,10 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
             bar.set_message(format!("loss {mean_loss:.4}  acc {:.1}%  {:.0} samples/s", acc * 100.0, rate));
         }
         if state.step.is_multiple_of(cfg.train.eval_every) || last {
-            let ev = evaluate(&model, &base, &d.held_out, moves, inputs)?;
+            let ev = evaluate(&model, &base, &d.held_out, kind, outputs, inputs)?;
             let previous = (!snapshot.is_empty() && snapshot.len() == ev.probs.len()).then_some(&snapshot[..]);
-            report::log_eval(&mut eval_log, &mut kl_log, state.step, &ev, &d.held_out, moves, previous, d.max_len)?;
-            snapshot = ev.probs;
+            report::log_eval(&mut eval_log, kl_log.as_mut(), state.step, &ev, &d.held_out, previous)?;
+            snapshot = if kind == OracleKind::Policy { ev.probs } else { ev.predictions };
             state.snapshot_step = Some(state.step);
         }
         if state.step.is_multiple_of(cfg.train.checkpoint_every) || last {
@@ -367,19 +375,21 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
             dir: &dir,
             spec: &d.spec,
             step: state.step,
-            probs: &snapshot,
+            snapshot: &snapshot,
             set: &d.held_out,
+            kind,
             moves,
         })?;
     }
-    report::plots(&dir, moves)?;
+    report::plots(&dir, kind, moves)?;
     meta.write(&dir, &state, complete)?;
     let outcome = Outcome { run_dir: dir, step: state.step, total_steps: total, stopped_early, samples_per_s };
     report::summary(
         &outcome,
         &state,
-        parameter_count(&cfg.model, inputs, moves),
-        forward_macs(&cfg.model, inputs, moves),
+        parameter_count(&cfg.model, inputs, outputs),
+        forward_macs(&cfg.model, inputs, outputs),
+        kind,
     );
     Ok(outcome)
 }
@@ -426,7 +436,7 @@ fn check_same_run(cfg: &TrainConfig, config_path: &Path) -> Result<()> {
 
 fn save_checkpoint(
     dir: &Path,
-    model: &PolicyNet,
+    model: &OracleNet,
     optim: &ModuleOptimizer,
     state: &LoopState,
     snapshot: &[f32],
@@ -446,45 +456,54 @@ fn save_checkpoint(
 }
 
 /// One optimisation step; returns the updated model, the batch loss and the
-/// number of correctly ranked samples. It reads the loss back from the
-/// device, so each call ends in a synchronisation (the throughput benchmark
-/// `benches/gpu_throughput.rs` times this same function).
+/// number of correctly ranked samples (the kind's rule, [`objective`]). It
+/// reads the loss back from the device, so each call ends in a
+/// synchronisation (the throughput benchmark `benches/gpu_throughput.rs`
+/// times this same function).
 pub fn train_step(
-    model: PolicyNet,
+    model: OracleNet,
     optim: &mut ModuleOptimizer,
     lr: f64,
     batch: Batch,
+    objective: &ModelSection,
     inputs: usize,
     device: &Device,
-) -> Result<(PolicyNet, f64, u64)> {
+) -> Result<(OracleNet, f64, u64)> {
     let n = batch.len();
-    let x = Tensor::<2>::from_data(TensorData::new(batch.inputs, [n, inputs]), device);
-    let y = Tensor::<1, Int>::from_data(TensorData::new(batch.labels, [n]), device);
-    let logits = model.forward(x);
-    let correct =
-        logits.clone().detach().argmax(1).reshape([n]).equal(y.clone()).int().sum().into_scalar::<i64>() as u64;
-    let loss = log_softmax(logits, 1).gather(1, y.reshape([n, 1])).mean().neg();
+    let mut batch = batch;
+    let x = Tensor::<2>::from_data(TensorData::new(std::mem::take(&mut batch.inputs), [n, inputs]), device);
+    let (loss, correct) = objective::loss(objective, model.forward(x), batch, device);
     let loss_value = f64::from(loss.clone().detach().into_scalar::<f32>());
     let grads = GradientsParams::from_grads(loss.backward(), &model);
     Ok((optim.step(lr, model, grads), loss_value, correct))
 }
 
-/// Runs the model (in inference mode) over `set`.
-pub fn evaluate(model: &PolicyNet, device: &Device, set: &Batch, moves: usize, inputs: usize) -> Result<Evaluation> {
+/// Runs the model (in inference mode) over `set`: log-probabilities for a
+/// policy (with their probabilities), raw distances for the other kinds.
+pub fn evaluate(
+    model: &OracleNet,
+    device: &Device,
+    set: &Batch,
+    kind: OracleKind,
+    outputs: usize,
+    inputs: usize,
+) -> Result<Evaluation> {
     let net = model.valid();
     let rows = set.len();
-    let mut log_probs = Vec::with_capacity(rows * moves);
+    let mut predictions = Vec::with_capacity(rows * outputs);
     for start in (0..rows).step_by(EVAL_CHUNK) {
         let end = (start + EVAL_CHUNK).min(rows);
         let x = Tensor::<2>::from_data(
             TensorData::new(set.inputs[start * inputs..end * inputs].to_vec(), [end - start, inputs]),
             device,
         );
-        let lp = log_softmax(net.forward(x), 1).into_data().convert::<f32>();
-        log_probs.extend(lp.try_to_vec::<f32>().map_err(|e| LearnError::Predictions(format!("{e:?}")))?);
+        let y = net.forward(x);
+        let y = if kind == OracleKind::Policy { log_softmax(y, 1) } else { y };
+        let y = y.into_data().convert::<f32>();
+        predictions.extend(y.try_to_vec::<f32>().map_err(|e| LearnError::Predictions(format!("{e:?}")))?);
     }
-    let probs = log_probs.iter().map(|&l| l.exp()).collect();
-    Ok(Evaluation { probs, log_probs })
+    let probs = if kind == OracleKind::Policy { predictions.iter().map(|&l| l.exp()).collect() } else { Vec::new() };
+    Ok(Evaluation { kind, outputs, predictions, probs })
 }
 
 fn progress_bar(show: bool, total: u64, at: u64) -> ProgressBar {

@@ -1,4 +1,20 @@
-//! Probability-product beam search with an oracle.
+//! Beam search with an oracle: probability-product for a policy, best
+//! estimated distance for a Q-distance or value oracle.
+//!
+//! The rule that ranks children follows the oracle's [`OracleKind`]:
+//! * **policy**: the score of a path is the sum of the log-probabilities
+//!   along it (below);
+//! * **Q-distance**: a child `s·m⁻¹` of a depth-`g−1` state scores
+//!   `−(g + Q(s, m))`, A*-like; each beam state is one oracle row, as for a
+//!   policy;
+//! * **value**: every distinct child (dedup on) is sent to the oracle and
+//!   scores `−(g + V(child))`, so a depth costs up to `moves` rows per beam
+//!   state (`forwards` counts them).
+//!
+//! For the distance kinds, `log_prob`, the beam entropy and KL below are
+//! computed from these scores as if they were log-probabilities (a
+//! Boltzmann distribution over `−f`), and the policy entropy from a Q
+//! oracle's `softmax(−Q)` over the applicable moves; a value oracle has no per-state policy (NaN).
 //!
 //! A path's score is the product of the oracle's move probabilities along
 //! it, kept as a sum of natural-log probabilities. The oracle predicts the
@@ -28,8 +44,8 @@
 //! Per instance, `start_kl_uniform` is `KL(p(· | start) ‖ uniform)`.
 
 use super::SearchError;
-use super::beam_stats::{beam_entropy, kl_onto_parents, policy_entropies, softmax};
-use super::oracle::Oracle;
+use super::beam_stats::{beam_entropy, boltzmann, kl_onto_parents, policy_entropies, softmax};
+use super::oracle::{Oracle, OracleKind};
 use crate::puzzle::{MoveId, Puzzle, Recent};
 use ndarray::ArrayView2;
 use std::collections::HashSet;
@@ -89,8 +105,11 @@ pub struct BeamOutcome<K> {
     pub beam_nodes: u64,
     /// Candidates generated, over all depths.
     pub generated: u64,
-    /// States expanded, over all depths: each is passed to the oracle once.
+    /// Beam states expanded, over all depths.
     pub expanded: u64,
+    /// Rows sent to the oracle, over all depths: the expanded states for a
+    /// policy or Q oracle, every distinct child for a value oracle.
+    pub forwards: u64,
     /// `KL(p(· | start) ‖ uniform)` (NaN for a solved start).
     pub start_kl_uniform: f64,
     /// The keys of every beam, when `record_beams` is on.
@@ -115,6 +134,7 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
         return Err(SearchError::WidthOutOfRange { width: cfg.width, max: MAX_WIDTH });
     }
     let moves = puzzle.num_moves();
+    let kind = oracle.kind();
     if oracle.num_moves() != moves {
         return Err(SearchError::MoveCount { oracle: oracle.num_moves(), puzzle: puzzle.name(), moves });
     }
@@ -125,6 +145,7 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
         beam_nodes: 0,
         generated: 0,
         expanded: 0,
+        forwards: 0,
         start_kl_uniform: f64::NAN,
         beams: Vec::new(),
     };
@@ -151,42 +172,93 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
     let mut scores: Vec<f64> = vec![0.0];
     let mut recents: Vec<Recent> = vec![Recent::default()];
     let mut history: Vec<Vec<(u32, MoveId)>> = Vec::new();
-    let mut enc = vec![0.0f32; ORACLE_CHUNK.min(cfg.width) * width_enc];
+    // A value oracle is asked about children, up to `moves` per beam state.
+    let rows = if kind == OracleKind::Value { ORACLE_CHUNK } else { ORACLE_CHUNK.min(cfg.width) };
+    let mut enc = vec![0.0f32; rows * width_enc];
     let mut lp = Vec::<f32>::new();
     let mut cands: Vec<Candidate> = Vec::new();
     let mut seen: HashSet<P::Key> = HashSet::new();
+    let mut child_seen: HashSet<P::Key> = HashSet::new();
+    let mut children: Vec<(Candidate, P::State)> = Vec::new();
 
     for depth in 1..=cfg.max_depth {
         let n = beam.len();
-        lp.resize(n * moves, 0.0);
-        for start_row in (0..n).step_by(ORACLE_CHUNK) {
-            let end = (start_row + ORACLE_CHUNK).min(n);
-            let rows = end - start_row;
-            puzzle.encode_batch(&beam[start_row..end], &mut enc[..rows * width_enc]);
-            oracle.log_probs(&enc[..rows * width_enc], rows, &mut lp[start_row * moves..end * moves])?;
-        }
         out.expanded += n as u64;
-
-        let policy = policy_entropies(ArrayView2::from_shape((n, moves), &lp[..n * moves]).expect("n × moves values"));
-        if depth == 1 {
-            out.start_kl_uniform = (moves as f64).ln() - policy[0];
-        }
-
         cands.clear();
         let mut best_solved: Option<Candidate> = None;
-        for (i, (s, recent)) in beam.iter().zip(&recents).enumerate() {
-            for m in 0..moves {
-                let a = inverse[m];
-                if !puzzle.is_applicable(s, a) || (cfg.prune && puzzle.is_redundant(*recent, a)) {
-                    continue;
-                }
-                let c = Candidate { score: scores[i] + f64::from(lp[i * moves + m]), parent: i as u32, action: a };
-                if pre[a as usize].as_ref() == Some(s) && best_solved.is_none_or(|b| better(&c, &b)) {
-                    best_solved = Some(c);
-                }
-                cands.push(c);
+        let mut consider = |c: Candidate, s: &P::State, cands: &mut Vec<Candidate>| {
+            if pre[c.action as usize].as_ref() == Some(s) && best_solved.is_none_or(|b| better(&c, &b)) {
+                best_solved = Some(c);
             }
+            cands.push(c);
+        };
+        let policy = if kind == OracleKind::Value {
+            // Every distinct child goes to the oracle; its score is −(g + V).
+            children.clear();
+            child_seen.clear();
+            for (i, (s, recent)) in beam.iter().zip(&recents).enumerate() {
+                for &a in &inverse {
+                    if !puzzle.is_applicable(s, a) || (cfg.prune && puzzle.is_redundant(*recent, a)) {
+                        continue;
+                    }
+                    let mut child = s.clone();
+                    puzzle.apply(&mut child, a);
+                    if cfg.dedup && !child_seen.insert(puzzle.key(&child)) {
+                        continue;
+                    }
+                    children.push((Candidate { score: 0.0, parent: i as u32, action: a }, child));
+                }
+            }
+            let c = children.len();
+            lp.resize(c, 0.0);
+            for start_row in (0..c).step_by(ORACLE_CHUNK) {
+                let end = (start_row + ORACLE_CHUNK).min(c);
+                let rows = end - start_row;
+                for (k, (_, child)) in children[start_row..end].iter().enumerate() {
+                    puzzle.encode(child, &mut enc[k * width_enc..(k + 1) * width_enc]);
+                }
+                oracle.predict(&enc[..rows * width_enc], rows, &mut lp[start_row..end])?;
+            }
+            out.forwards += c as u64;
+            for (k, (cand, _)) in children.iter().enumerate() {
+                let c = Candidate { score: -(depth as f64 + f64::from(lp[k])), ..*cand };
+                consider(c, &beam[cand.parent as usize], &mut cands);
+            }
+            None
+        } else {
+            lp.resize(n * moves, 0.0);
+            for start_row in (0..n).step_by(ORACLE_CHUNK) {
+                let end = (start_row + ORACLE_CHUNK).min(n);
+                let rows = end - start_row;
+                puzzle.encode_batch(&beam[start_row..end], &mut enc[..rows * width_enc]);
+                oracle.predict(&enc[..rows * width_enc], rows, &mut lp[start_row * moves..end * moves])?;
+            }
+            out.forwards += n as u64;
+            for (i, (s, recent)) in beam.iter().zip(&recents).enumerate() {
+                for m in 0..moves {
+                    let a = inverse[m];
+                    if !puzzle.is_applicable(s, a) || (cfg.prune && puzzle.is_redundant(*recent, a)) {
+                        continue;
+                    }
+                    let x = f64::from(lp[i * moves + m]);
+                    let score = if kind == OracleKind::Policy { scores[i] + x } else { -(depth as f64 + x) };
+                    consider(Candidate { score, parent: i as u32, action: a }, s, &mut cands);
+                }
+            }
+            // The per-state move distribution the diagnostics describe: the
+            // policy itself, or a Q oracle's Boltzmann policy softmax(−Q).
+            if kind == OracleKind::QDistance {
+                for (s, row) in beam.iter().zip(lp.chunks_exact_mut(moves)) {
+                    boltzmann(row, |m| puzzle.is_applicable(s, inverse[m]));
+                }
+            }
+            let view = ArrayView2::from_shape((n, moves), &lp[..n * moves]).expect("n × moves values");
+            Some(policy_entropies(view))
+        };
+        if depth == 1 {
+            out.start_kl_uniform = policy.as_ref().map_or(f64::NAN, |p| (moves as f64).ln() - p[0]);
         }
+        let mean_policy_entropy = policy.as_ref().and_then(|p| p.mean()).unwrap_or(f64::NAN);
         out.generated += cands.len() as u64;
 
         // Select the next beam.
@@ -229,7 +301,7 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
             entropy: beam_entropy(&probs),
             max_log_prob: next_scores.first().copied().unwrap_or(f64::NEG_INFINITY),
             mean_log_prob: next_scores.iter().sum::<f64>() / next_scores.len().max(1) as f64,
-            mean_policy_entropy: policy.mean().unwrap_or(f64::NAN),
+            mean_policy_entropy,
             kl_previous,
         });
         out.beam_nodes += next.len() as u64;

@@ -43,6 +43,18 @@ pub fn kl_onto_parents(probs: &[f64], parents: impl IntoIterator<Item = u32>, pa
     onto.iter().zip(parent_scores).filter(|(p, _)| **p > 0.0).map(|(&p, &s)| p * (p.ln() - (s - z))).sum()
 }
 
+/// A row of Q-distances → `ln softmax(−Q)` over the moves `applicable`
+/// accepts, in place (the others get `−∞`): the move distribution a
+/// Q-distance oracle implies, for the diagnostics that need one.
+pub fn boltzmann(q: &mut [f32], applicable: impl Fn(usize) -> bool) {
+    let neg: Vec<f64> =
+        q.iter().enumerate().map(|(m, &x)| if applicable(m) { -f64::from(x) } else { f64::NEG_INFINITY }).collect();
+    let z = log_sum_exp(&neg);
+    for (o, x) in q.iter_mut().zip(neg) {
+        *o = (x - z) as f32;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

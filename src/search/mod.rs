@@ -28,7 +28,7 @@ pub use breadth_first::breadth_first;
 pub use error::{OracleError, SearchError};
 pub use heuristic_beam::heuristic_beam;
 pub use idastar::ida_star;
-pub use oracle::Oracle;
+pub use oracle::{Oracle, OracleKind};
 pub use outcome::{Limits, SearchOutcome, Status, effective_branching_factor};
 pub use rbfs::rbfs;
 pub use table::DistanceTable;

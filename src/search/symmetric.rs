@@ -15,10 +15,12 @@
 //!
 //! Two averages ([`Mean`]): the arithmetic mean of the probabilities (a
 //! mixture, `solve --symmetry`'s choice), or the geometric mean (mean of
-//! the log-probabilities, renormalised).
+//! the log-probabilities, renormalised). For the distance kinds (Q and
+//! value oracles) the ensemble is the plain mean of the distances, with the
+//! same move map for Q.
 
 use super::error::OracleError;
-use super::oracle::Oracle;
+use super::oracle::{Oracle, OracleKind};
 use crate::information::log_sum_exp;
 use crate::puzzle::MoveId;
 use thiserror::Error;
@@ -164,11 +166,17 @@ impl<O: Oracle> Oracle for SymmetricOracle<O> {
         self.inner.num_moves()
     }
 
-    fn log_probs(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
+    fn kind(&self) -> OracleKind {
+        self.inner.kind()
+    }
+
+    fn predict(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
         if self.pass_through {
-            return self.inner.log_probs(inputs, rows, out);
+            return self.inner.predict(inputs, rows, out);
         }
-        let (k, w, n) = (self.transforms.len(), self.transforms[0].input.len(), self.inner.num_moves());
+        let kind = self.inner.kind();
+        let (k, w) = (self.transforms.len(), self.transforms[0].input.len());
+        let n = kind.outputs(self.inner.num_moves());
         if inputs.len() < rows * w {
             return Err(OracleError(format!(
                 "symmetric ensemble: {} input floats for {rows} rows of {w}",
@@ -186,7 +194,7 @@ impl<O: Oracle> Oracle for SymmetricOracle<O> {
             }
         }
         self.lp.resize(rows * k * n, 0.0);
-        self.inner.log_probs(&self.copies, rows * k, &mut self.lp)?;
+        self.inner.predict(&self.copies, rows * k, &mut self.lp)?;
         let mut terms = vec![0.0f64; k];
         let mut avg = vec![0.0f64; n];
         let ln_k = (k as f64).ln();
@@ -194,14 +202,18 @@ impl<O: Oracle> Oracle for SymmetricOracle<O> {
             let block = &self.lp[r * k * n..(r + 1) * k * n];
             for (m, a) in avg.iter_mut().enumerate() {
                 for (t, (term, tr)) in terms.iter_mut().zip(&self.transforms).enumerate() {
-                    *term = f64::from(block[t * n + tr.moves[m] as usize]);
+                    // A value oracle's one output belongs to no move.
+                    let col = if kind == OracleKind::Value { 0 } else { tr.moves[m] as usize };
+                    *term = f64::from(block[t * n + col]);
                 }
-                *a = match self.mean {
-                    Mean::Arithmetic => log_sum_exp(&terms) - ln_k,
-                    Mean::Geometric => terms.iter().sum::<f64>() / k as f64,
+                *a = match (kind, self.mean) {
+                    (OracleKind::Policy, Mean::Arithmetic) => log_sum_exp(&terms) - ln_k,
+                    // Distances, and the geometric mean of probabilities,
+                    // are plain means.
+                    _ => terms.iter().sum::<f64>() / k as f64,
                 };
             }
-            let z = if self.mean == Mean::Geometric { log_sum_exp(&avg) } else { 0.0 };
+            let z = if kind == OracleKind::Policy && self.mean == Mean::Geometric { log_sum_exp(&avg) } else { 0.0 };
             for (o, a) in out[r * n..(r + 1) * n].iter_mut().zip(&avg) {
                 *o = (a - z) as f32;
             }
@@ -222,7 +234,7 @@ mod tests {
         fn num_moves(&self) -> usize {
             3
         }
-        fn log_probs(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
+        fn predict(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
             for r in 0..rows {
                 let (a, b) = (f64::from(inputs[2 * r]), f64::from(inputs[2 * r + 1]));
                 let logits = [2.0 * a + b, a - b, 0.0];
@@ -245,7 +257,7 @@ mod tests {
 
     fn ask(o: &mut impl Oracle, x: &[f32]) -> Vec<f32> {
         let mut out = vec![0.0; 3 * x.len() / 2];
-        o.log_probs(x, x.len() / 2, &mut out).unwrap();
+        o.predict(x, x.len() / 2, &mut out).unwrap();
         out
     }
 
@@ -279,6 +291,33 @@ mod tests {
         for (m, sm) in [(0, 1), (1, 0), (2, 2)] {
             let want = 0.5 * (f64::from(plain[m]).exp() + f64::from(swapped[sm]).exp());
             assert!((f64::from(got[m]).exp() - want).abs() < 1e-6);
+        }
+    }
+
+    /// The same toy as a Q-distance oracle: the outputs are distances.
+    struct LopsidedQ;
+
+    impl Oracle for LopsidedQ {
+        fn num_moves(&self) -> usize {
+            3
+        }
+        fn kind(&self) -> OracleKind {
+            OracleKind::QDistance
+        }
+        fn predict(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
+            Lopsided.predict(inputs, rows, out)
+        }
+    }
+
+    #[test]
+    fn distances_are_averaged_plainly_with_the_move_map() {
+        let mut e = SymmetricOracle::new(LopsidedQ, swap_group(), Mean::Arithmetic).unwrap();
+        assert_eq!(e.kind(), OracleKind::QDistance);
+        let x = [0.7f32, 0.1];
+        let (plain, swapped) = (ask(&mut LopsidedQ, &x), ask(&mut LopsidedQ, &[0.1, 0.7]));
+        let got = ask(&mut e, &x);
+        for (m, sm) in [(0, 1), (1, 0), (2, 2)] {
+            assert!((got[m] - 0.5 * (plain[m] + swapped[sm])).abs() < 1e-6, "move {m}");
         }
     }
 

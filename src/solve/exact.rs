@@ -17,6 +17,13 @@
 //!   moves (0 exactly when `p` is that distribution; finite whenever `p`
 //!   gives every optimal move some mass, which a softmax always does).
 //!
+//! A Q-distance oracle is measured through its Boltzmann policy
+//! `p = softmax(−Q)` over the applicable moves (its top-1 move is the
+//! `argmin Q` the search prefers); a value oracle has no per-move
+//! distribution without evaluating the children, so its four columns are
+//! NaN. Both distance kinds add `mean_estimate` and `estimate_rmse`: their
+//! estimate of `d(s)` (`V(s)`, or `1 + min Q`) against the truth.
+//!
 //! Averaged per true distance, these go to `exact.csv` and
 //! `plots/exact_by_distance`. Beam search then runs, at the widths asked,
 //! on a seeded uniform sample of positions whose optimal lengths are known,
@@ -33,7 +40,8 @@ use crate::learn::inference::NetOracle;
 use crate::plot::{Chart, Series, Style};
 use crate::puzzle::{MoveId, Puzzle};
 use crate::registry::{AnyPuzzle, PuzzleKind, PuzzleVisitor};
-use crate::search::{DistanceTable, Oracle, SearchError};
+use crate::search::beam_stats::boltzmann;
+use crate::search::{DistanceTable, Oracle, OracleKind, SearchError};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use std::path::{Path, PathBuf};
@@ -56,6 +64,13 @@ pub struct ByDistance {
     pub top1_optimal_pct: f64,
     /// Mean `KL(U_O ‖ p)`, nats.
     pub kl_optimal_uniform: f64,
+    /// Distance kinds: the mean of the oracle's estimate of `d(s)`
+    /// (`V(s)`, or `1 + min_m Q(s, m)` over the applicable moves); NaN for
+    /// a policy.
+    pub mean_estimate: f64,
+    /// Distance kinds: the root mean squared error of that estimate
+    /// against `d(s)`; NaN for a policy.
+    pub estimate_rmse: f64,
 }
 
 /// Runs the report for the run's puzzle; returns the output folder.
@@ -110,20 +125,41 @@ pub fn by_distance<P: Puzzle, O: Oracle>(
     table: &DistanceTable<P>,
     layers: &[Vec<P::State>],
 ) -> Result<Vec<ByDistance>, SolveError> {
-    let (moves, width) = (puzzle.num_moves(), puzzle.encoded_len());
+    let (moves, width, kind) = (puzzle.num_moves(), puzzle.encoded_len(), oracle.kind());
+    let outputs = kind.outputs(moves);
     let inverse: Vec<MoveId> = (0..moves as MoveId).map(|m| puzzle.inverse(m)).collect();
     let mut enc = vec![0.0f32; CHUNK * width];
-    let mut lp = vec![0.0f32; CHUNK * moves];
+    let mut lp = vec![0.0f32; CHUNK * outputs];
     let mut out = Vec::new();
     for (d, layer) in layers.iter().enumerate().skip(1) {
         let mut row = ByDistance { distance: d, positions: layer.len() as u64, ..ByDistance::default() };
+        let (mut est, mut sq) = (0.0, 0.0);
         for chunk in layer.chunks(CHUNK) {
             let n = chunk.len();
             puzzle.encode_batch(chunk, &mut enc[..n * width]);
-            oracle.log_probs(&enc[..n * width], n, &mut lp[..n * moves]).map_err(SearchError::from)?;
-            for (s, lps) in chunk.iter().zip(lp.chunks_exact(moves)) {
+            oracle.predict(&enc[..n * width], n, &mut lp[..n * outputs]).map_err(SearchError::from)?;
+            for (s, row_out) in chunk.iter().zip(lp.chunks_exact_mut(outputs)) {
+                let applicable = |m: usize| puzzle.is_applicable(s, inverse[m]);
+                let estimate = match kind {
+                    OracleKind::Policy => None,
+                    OracleKind::Value => Some(f64::from(row_out[0])),
+                    OracleKind::QDistance => {
+                        let best = (0..moves).filter(|&m| applicable(m)).map(|m| f64::from(row_out[m]));
+                        let estimate = 1.0 + best.fold(f64::INFINITY, f64::min);
+                        boltzmann(row_out, applicable);
+                        Some(estimate)
+                    }
+                };
+                if let Some(e) = estimate {
+                    est += e;
+                    sq += (e - d as f64).powi(2);
+                }
+                if kind == OracleKind::Value {
+                    continue;
+                }
+                let lps = &*row_out;
                 let is_optimal = |m: usize| {
-                    puzzle.is_applicable(s, inverse[m]) && {
+                    applicable(m) && {
                         let mut c = s.clone();
                         puzzle.apply(&mut c, inverse[m]);
                         table.distance(puzzle, &c).map(usize::from) == Some(d - 1)
@@ -141,10 +177,14 @@ pub fn by_distance<P: Puzzle, O: Oracle>(
             }
         }
         let count = row.positions.max(1) as f64;
-        row.optimal_moves /= count;
-        row.optimal_mass /= count;
-        row.top1_optimal_pct = 100.0 * row.top1_optimal_pct / count;
-        row.kl_optimal_uniform /= count;
+        let (policy, distance) = (kind != OracleKind::Value, kind.is_regression());
+        let per = |x: f64, valid: bool| if valid { x / count } else { f64::NAN };
+        row.optimal_moves = per(row.optimal_moves, policy);
+        row.optimal_mass = per(row.optimal_mass, policy);
+        row.top1_optimal_pct = per(100.0 * row.top1_optimal_pct, policy);
+        row.kl_optimal_uniform = per(row.kl_optimal_uniform, policy);
+        row.mean_estimate = per(est, distance);
+        row.estimate_rmse = per(sq, distance).sqrt();
         out.push(row);
     }
     Ok(out)
@@ -182,9 +222,21 @@ fn write(dir: &Path, rows: &[ByDistance]) -> Result<(), SolveError> {
             ("optimal_mass", col(|r| r.optimal_mass)),
             ("top1_optimal_pct", col(|r| r.top1_optimal_pct)),
             ("kl_optimal_uniform", col(|r| r.kl_optimal_uniform)),
+            ("mean_estimate", col(|r| r.mean_estimate)),
+            ("estimate_rmse", col(|r| r.estimate_rmse)),
         ],
     )?;
     let points = |f: fn(&ByDistance) -> f64| rows.iter().map(|r| (r.distance as f64, f(r))).collect();
+    if rows.iter().any(|r| r.mean_estimate.is_finite()) {
+        Chart::new("The oracle's distance estimate against exact distances", "true distance", "moves")
+            .with(Series::new("mean estimate", Style::Line, points(|r| r.mean_estimate)))
+            .with(Series::new("RMSE", Style::Line, points(|r| r.estimate_rmse)))
+            .with(Series::new("truth", Style::Reference, points(|r| r.distance as f64)))
+            .save(&dir.join("plots/exact_estimate_by_distance"))?;
+    }
+    if rows.iter().all(|r| r.optimal_mass.is_nan()) {
+        return Ok(()); // a value oracle: no per-move distribution
+    }
     Chart::new("The oracle against exact distances", "true distance", "% of positions / of probability mass")
         .with(Series::new("mass on optimal moves (%)", Style::Line, points(|r| 100.0 * r.optimal_mass)))
         .with(Series::new("top-1 move optimal (%)", Style::Line, points(|r| r.top1_optimal_pct)))

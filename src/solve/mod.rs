@@ -30,7 +30,7 @@ use crate::plot::{Chart, Series, Style};
 use crate::puzzle::{MoveId, Puzzle, replay};
 use crate::registry::{AnyPuzzle, PuzzleKind};
 use crate::search::symmetric::{Mean, SymmetricOracle, Transform};
-use crate::search::{BeamConfig, BeamOutcome, Oracle, Status, beam_search, effective_branching_factor};
+use crate::search::{BeamConfig, BeamOutcome, Oracle, OracleKind, Status, beam_search, effective_branching_factor};
 use crate::statistics::pearson;
 use error::{SolveError, invalid};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -82,6 +82,9 @@ pub struct SolveOptions {
     /// averaged over the K symmetries of [`crate::cube3::symmetry::ensemble`],
     /// K forwards per state evaluated.
     pub symmetry: usize,
+    /// The oracle kind the caller expects the run to be (`--kind`); the
+    /// search always follows the run's own `model.kind`.
+    pub kind: Option<OracleKind>,
 }
 
 /// A second length measure of a puzzle's solutions, written beside
@@ -138,6 +141,16 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
             "the run {} was trained on {}",
             opts.run_dir.display(),
             trained.kind()
+        ));
+    }
+    let kind = oracle.config.model.kind;
+    if let Some(wanted) = opts.kind
+        && wanted != kind
+    {
+        return Err(invalid!(
+            format!("--kind {wanted}"),
+            "the run {} was trained as model.kind = \"{kind}\", whose search is the {kind} beam",
+            opts.run_dir.display()
         ));
     }
     if opts.symmetry != 1 {
@@ -255,7 +268,7 @@ fn sweep_with<P: Puzzle>(
 ) -> Result<PathBuf, SolveError> {
     let max_depth = opts.max_depth.unwrap_or_else(|| default_max_depth(&oracle.config));
     let oracle = SymmetricOracle::new(oracle, transforms, Mean::Arithmetic)?;
-    let symmetry = oracle.k();
+    let (symmetry, kind) = (oracle.k(), oracle.kind());
     let dedup_tag = if opts.dedup { "" } else { "-nodedup" };
     let sym_tag = if symmetry > 1 { format!("-sym{symmetry}") } else { String::new() };
     // A label the tool chose for one instance names that instance on this
@@ -289,7 +302,7 @@ fn sweep_with<P: Puzzle>(
     let mut wall_s = Vec::new();
     let mut widths = opts.widths.clone();
     let mut k = 0;
-    let tables = Tables { dir: &out_dir, by: &by, cases: &cases, other, symmetry };
+    let tables = Tables { dir: &out_dir, by: &by, cases: &cases, other, symmetry, kind };
     while k < widths.len() {
         let width = widths[k];
         k += 1;
@@ -426,6 +439,8 @@ struct Tables<'a, S> {
     other: Option<&'a OtherMetric<'a>>,
     /// Symmetric ensemble size: network forwards per state evaluated.
     symmetry: usize,
+    /// The oracle's kind (the search it ran).
+    kind: OracleKind,
 }
 
 impl<S> Tables<'_, S> {
@@ -435,6 +450,7 @@ impl<S> Tables<'_, S> {
         let records: Vec<Record> = rows.iter().map(|r| r.record.clone()).collect();
         let mut extra = vec![
             ("beam_nodes", Col::U64(rows.iter().map(|r| r.out.beam_nodes).collect())),
+            ("forwards", Col::U64(rows.iter().map(|r| r.out.forwards * self.symmetry as u64).collect())),
             ("mean_beam_entropy", Col::F64(rows.iter().map(Row::mean_entropy).collect())),
             ("start_kl_uniform", Col::F64(rows.iter().map(|r| r.out.start_kl_uniform).collect())),
         ];
@@ -449,6 +465,7 @@ impl<S> Tables<'_, S> {
         let mut summaries: Vec<Summary> = Vec::new();
         let mut pearsons = Vec::new();
         let mut beam_nodes = Vec::new();
+        let mut forwards = Vec::new();
         for &w in widths {
             let rs: Vec<&Row<K>> = rows.iter().filter(|r| r.record.width == w).collect();
             summaries.push(record::summarize(w, &rs.iter().map(|r| &r.record).collect::<Vec<_>>()));
@@ -457,12 +474,15 @@ impl<S> Tables<'_, S> {
             let ent: Vec<f64> = solved.iter().map(|r| r.mean_entropy()).collect();
             pearsons.push(pearson(&lens, &ent).unwrap_or(f64::NAN));
             beam_nodes.push(rs.iter().map(|r| r.out.beam_nodes as f64).sum::<f64>() / rs.len().max(1) as f64);
+            let f = rs.iter().map(|r| r.out.forwards as f64).sum::<f64>() / rs.len().max(1) as f64;
+            forwards.push(f * self.symmetry as f64);
         }
         let n = self.cases.len().max(1) as f64;
         let extra = |summaries: &[Summary]| -> Vec<(&str, Col)> {
             vec![
+                ("kind", Col::Str(vec![self.kind.name().to_string(); summaries.len()])),
                 ("symmetry", Col::U64(vec![self.symmetry as u64; summaries.len()])),
-                ("mean_forwards", Col::F64(summaries.iter().map(|s| s.mean_expanded * self.symmetry as f64).collect())),
+                ("mean_forwards", Col::F64(forwards.clone())),
                 ("log2_width", Col::F64(summaries.iter().map(|s| (s.width as f64).log2()).collect())),
                 ("mean_beam_nodes", Col::F64(beam_nodes.clone())),
                 ("entropy_length_pearson", Col::F64(pearsons.clone())),

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# One ablation protocol for oracle kinds (issue #13): every variant is the
+# same base config with another `[model] kind`, trained for the same number
+# of steps (so the same samples; training FLOPs equal up to the head's
+# width), then solved on the same instances at the same widths, every
+# solution replayed. One table per protocol: per variant and width, solved %,
+# mean length, % optimal, forwards per instance, seconds per instance, and
+# the training samples and seconds it cost.
+#
+#   bash benches/ablation.sh [BASE_CONFIG] [STEPS] [LOG2_WIDTHS] [SOLVE INPUT ...]
+#
+# Defaults are the issue's protocol: configs/cube3-reference.toml, its own
+# step count, widths 2^10..2^12, DeepCubeA's first 100 cubes:
+#   bash benches/ablation.sh configs/cube3-reference.toml "" 10..12 --testset deepcubea-100
+# The 2×2×2 protocol of docs/oracle-kinds.md (exact optimal lengths):
+#   bash benches/ablation.sh configs/cube2-reference.toml 5000 0..10 --exact --random 1000
+# VARIANTS="policy q-distance value" picks the kinds; runs go under
+# runs/ablation/ (a finished variant is reused, an unfinished one resumed);
+# the table goes to benches/results/ablation-<base>-<date>.csv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+base=${1:-configs/cube3-reference.toml}
+steps=${2:-}
+widths=${3:-10..12}
+shift $(( $# < 3 ? $# : 3 ))
+input=("$@")
+[ ${#input[@]} -eq 0 ] && input=(--testset deepcubea-100)
+variants=${VARIANTS:-policy q-distance value}
+name=$(basename "$base" .toml)
+root=runs/ablation
+mkdir -p "$root/configs" benches/results
+cargo build --release --bin train --bin solve >/dev/null
+table=benches/results/ablation-$name-$(date +%F).csv
+echo "base,variant,width,solved_pct,mean_length,optimal_pct,mean_forwards,mean_elapsed_s,train_samples,train_s" > "$table.tmp"
+lscpu | grep -m1 'Model name' | sed 's/^/# /' >&2
+for kind in $variants; do
+    run="$name-$kind"
+    cfg="$root/configs/$run.toml"
+    sed -e "s/^name = .*/name = \"$run\"/" \
+        -e "s|^\[run\]|[run]\nout_dir = \"$root\"|" \
+        -e "s/^\[model\]/[model]\nkind = \"$kind\"/" \
+        "$base" > "$cfg"
+    [ -n "$steps" ] && sed -i -e "s/^steps = .*/steps = $steps/" "$cfg"
+    if grep -q '"complete": true' "$root/$run/meta.json" 2>/dev/null; then
+        echo "$run: trained already" >&2
+    elif [ -d "$root/$run" ]; then
+        nice -n 10 ./target/release/train --config "$cfg" --resume --no-progress >&2
+    else
+        nice -n 10 ./target/release/train --config "$cfg" --no-progress >&2
+    fi
+    nice -n 10 ./target/release/solve --run "$root/$run" "${input[@]}" --beam-log2 "$widths" \
+        --label ablation --overwrite >&2
+    python3 - "$root/$run" "$name" "$kind" >> "$table.tmp" <<'PY'
+import csv, json, sys
+run, base, kind = sys.argv[1:]
+meta = json.load(open(f"{run}/meta.json"))
+for r in csv.DictReader(open(f"{run}/solve/ablation/summary.csv")):
+    print(",".join([base, kind, r["width"], r["solved_pct"], r["mean_length"], r["optimal_pct"],
+                    r["mean_forwards"], r["mean_elapsed_s"], str(meta["samples_done"]), f'{meta["elapsed_s"]:.1f}']))
+PY
+done
+mv "$table.tmp" "$table"
+column -s, -t < "$table"
+echo "table: $table" >&2

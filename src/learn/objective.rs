@@ -1,0 +1,222 @@
+//! What each oracle kind learns from a batch of reverse-walk samples, and
+//! how well it did: targets, the loss, the count of correctly ranked
+//! samples, and the held-out metrics per depth.
+//!
+//! A sample is a state at step `k` of a walk from the goal, reached by move
+//! `m`. A **policy** is trained by cross-entropy to put its mass on `m`
+//! (correct: `argmax = m`). A **Q-distance** network's output `m` is
+//! regressed on `k − 1`, the walk's distance of the state that undoing `m`
+//! reaches (correct: `argmin = m`, the undoing move looks shortest). With
+//! `model.forward_targets` (on by default) the walk's next move `m'` adds a
+//! second target to the same state: the output `m'⁻¹` (the child the walk
+//! went on to) is regressed on `k + 1`. Without it, the outputs of moves
+//! that lead away from the goal get almost no targets (a pruned walk rarely
+//! steps back), and the network is free to make them look short. A **value** network is
+//! regressed on `k` (correct: `|V − k| < ½`). Walk steps bound the true
+//! distance from above, so the distance kinds learn an upper estimate, as
+//! in CayleyPy and EfficientCube's walk-length targets.
+
+use crate::learn::config::{Loss, ModelSection};
+use crate::learn::data::Batch;
+use crate::search::OracleKind;
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Device, Int, Tensor, TensorData};
+
+/// The regression target of a sample at walk step `depth`.
+#[must_use]
+pub fn target(kind: OracleKind, depth: u16) -> f32 {
+    match kind {
+        OracleKind::QDistance => f32::from(depth) - 1.0,
+        _ => f32::from(depth),
+    }
+}
+
+/// The batch loss (a one-element tensor that keeps its graph) and the
+/// number of correctly ranked samples. `outputs` is the network's
+/// `[n, outputs]` result for the batch whose `labels` and `depths` are given.
+pub fn loss(model: &ModelSection, outputs: Tensor<2>, batch: Batch, device: &Device) -> (Tensor<1>, u64) {
+    let Batch { labels, depths, forward, legal, .. } = batch;
+    let depths = &depths[..];
+    let n = labels.len();
+    let count = |hits: Tensor<2, Int>| hits.sum().into_scalar::<i64>() as u64;
+    let y = Tensor::<2, Int>::from_data(TensorData::new(labels, [n, 1]), device);
+    match model.kind {
+        OracleKind::Policy => {
+            let correct = count(outputs.clone().detach().argmax(1).equal(y.clone()).int());
+            (log_softmax(outputs, 1).gather(1, y).mean().neg(), correct)
+        }
+        OracleKind::QDistance => {
+            // Inapplicable moves get no target: keep them out of the argmin.
+            let moves = outputs.dims()[1];
+            let penalty: Vec<f32> =
+                legal.iter().flat_map(|&b| (0..moves).map(move |m| if b >> m & 1 == 1 { 0.0 } else { 1e9 })).collect();
+            let penalty = Tensor::<2>::from_data(TensorData::new(penalty, [n, moves]), device);
+            let correct = count((outputs.clone().detach() + penalty).argmin(1).equal(y.clone()).int());
+            let t = targets(OracleKind::QDistance, depths, device);
+            let back = regression(model.loss(), outputs.clone().gather(1, y), t);
+            if !model.forward_targets() {
+                return (back.mean(), correct);
+            }
+            // The walk's next state, at depth k + 1, is the child reached by
+            // undoing `forward` (where the walk went on).
+            let present: Vec<f32> = forward.iter().map(|&f| f32::from(u8::from(f >= 0))).collect();
+            let weight = present.iter().sum::<f32>();
+            let cols: Vec<i64> = forward.iter().map(|&f| f.max(0)).collect();
+            let tf: Vec<f32> = depths.iter().map(|&d| f32::from(d) + 1.0).collect();
+            let cols = Tensor::<2, Int>::from_data(TensorData::new(cols, [n, 1]), device);
+            let mask = Tensor::<2>::from_data(TensorData::new(present, [n, 1]), device);
+            let tf = Tensor::<2>::from_data(TensorData::new(tf, [n, 1]), device);
+            let fwd = regression(model.loss(), outputs.gather(1, cols), tf) * mask;
+            ((back.sum() + fwd.sum()) / (n as f32 + weight), correct)
+        }
+        OracleKind::Value => {
+            let t = targets(OracleKind::Value, depths, device);
+            let correct = count((outputs.clone().detach() - t.clone()).abs().lower_elem(0.5).int());
+            (regression(model.loss(), outputs, t).mean(), correct)
+        }
+    }
+}
+
+fn targets(kind: OracleKind, depths: &[u16], device: &Device) -> Tensor<2> {
+    let t: Vec<f32> = depths.iter().map(|&d| target(kind, d)).collect();
+    Tensor::<2>::from_data(TensorData::new(t, [depths.len(), 1]), device)
+}
+
+/// Per-sample squared error, or Huber loss with δ = 1 (`½d²` within 1,
+/// `|d| − ½` beyond), of `pred` against `target` (both `[n, 1]`).
+fn regression(loss: Loss, pred: Tensor<2>, target: Tensor<2>) -> Tensor<2> {
+    let d = pred - target;
+    match loss {
+        Loss::Huber => {
+            let a = d.abs();
+            let inner = a.clone().clamp_max(1.0);
+            inner.clone() * inner.clone() * 0.5 + (a - inner)
+        }
+        // Cross-entropy never reaches here: the config refuses it for the
+        // distance kinds.
+        Loss::Mse | Loss::CrossEntropy => d.clone() * d,
+    }
+}
+
+/// Whether one prediction row (`outputs` floats: log-probabilities or
+/// distances) ranks its sample correctly, by the kind's rule, among the
+/// moves whose bit is set in `legal`.
+#[must_use]
+pub fn is_correct(kind: OracleKind, row: &[f32], label: i64, depth: u16, legal: u32) -> bool {
+    let pick = |better: fn(f32, f32) -> bool| {
+        (0..row.len())
+            .filter(|&m| legal >> m & 1 == 1)
+            .reduce(|best, m| if better(row[m], row[best]) { m } else { best })
+            .unwrap_or(0)
+    };
+    match kind {
+        OracleKind::Policy => pick(|a, b| a > b) == label as usize,
+        OracleKind::QDistance => pick(|a, b| a < b) == label as usize,
+        OracleKind::Value => (row[0] - target(kind, depth)).abs() < 0.5,
+    }
+}
+
+/// The columns of `eval.csv` for a kind: per depth, the accuracy, then the
+/// cross-entropy of a policy, or the mean prediction and its RMSE against
+/// the walk target for the distance kinds.
+#[must_use]
+pub fn eval_header(kind: OracleKind) -> &'static [&'static str] {
+    if kind.is_regression() {
+        &["step", "depth", "states", "accuracy", "mean_prediction", "rmse"]
+    } else {
+        &["step", "depth", "states", "accuracy", "cross_entropy"]
+    }
+}
+
+/// Held-out metrics of one depth.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DepthMetrics {
+    /// Walk step.
+    pub depth: usize,
+    /// Samples at that step.
+    pub states: u64,
+    /// Share ranked correctly ([`is_correct`]).
+    pub accuracy: f64,
+    /// Policy: mean `−ln p(label)`. Distance kinds: mean prediction (of
+    /// the label's output for a Q network).
+    pub mean: f64,
+    /// Distance kinds: root mean squared error against [`target`]; NaN for a policy.
+    pub rmse: f64,
+}
+
+/// Per-depth metrics of `predictions` (`rows × outputs`) on `set`.
+#[must_use]
+pub fn by_depth(kind: OracleKind, predictions: &[f32], outputs: usize, set: &Batch) -> Vec<DepthMetrics> {
+    let max = set.depths.iter().copied().max().map_or(0, usize::from);
+    let mut m: Vec<DepthMetrics> =
+        (0..=max).map(|depth| DepthMetrics { depth, states: 0, accuracy: 0.0, mean: 0.0, rmse: 0.0 }).collect();
+    for (i, (&label, &depth)) in set.labels.iter().zip(&set.depths).enumerate() {
+        let row = &predictions[i * outputs..(i + 1) * outputs];
+        let d = &mut m[usize::from(depth)];
+        d.states += 1;
+        d.accuracy += f64::from(u8::from(is_correct(kind, row, label, depth, set.legal[i])));
+        let col = if kind == OracleKind::Value { 0 } else { label as usize };
+        let x = f64::from(row[col]);
+        match kind {
+            OracleKind::Policy => d.mean -= x,
+            _ => {
+                d.mean += x;
+                d.rmse += (x - f64::from(target(kind, depth))).powi(2);
+            }
+        }
+    }
+    m.retain(|d| d.states > 0);
+    for d in &mut m {
+        let n = d.states as f64;
+        d.accuracy /= n;
+        d.mean /= n;
+        d.rmse = if kind.is_regression() { (d.rmse / n).sqrt() } else { f64::NAN };
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(labels: Vec<i64>, depths: Vec<u16>) -> Batch {
+        Batch {
+            index: 0,
+            inputs: Vec::new(),
+            forward: vec![-1; labels.len()],
+            legal: vec![u32::MAX; labels.len()],
+            labels,
+            depths,
+        }
+    }
+
+    #[test]
+    fn each_kind_ranks_by_its_own_rule() {
+        let row = [0.5f32, 3.0, -1.0];
+        assert!(is_correct(OracleKind::Policy, &row, 1, 4, 0b111));
+        assert!(is_correct(OracleKind::QDistance, &row, 2, 4, 0b111));
+        assert!(!is_correct(OracleKind::QDistance, &row, 1, 4, 0b111));
+        // Move 2 inapplicable: move 0 is the shortest of the others.
+        assert!(is_correct(OracleKind::QDistance, &row, 0, 4, 0b011));
+        assert!(is_correct(OracleKind::Value, &[3.6], 0, 4, 1) && !is_correct(OracleKind::Value, &[3.4], 0, 4, 1));
+        assert_eq!((target(OracleKind::QDistance, 5), target(OracleKind::Value, 5)), (4.0, 5.0));
+    }
+
+    #[test]
+    fn per_depth_metrics_of_distances() {
+        // Two samples at depth 2 (targets 1 for Q), one at depth 3 (target 2).
+        let set = batch(vec![0, 1, 0], vec![2, 2, 3]);
+        let q = [1.0f32, 5.0, 9.0, 0.0, 4.0, 6.0];
+        let m = by_depth(OracleKind::QDistance, &q, 2, &set);
+        assert_eq!(m.len(), 2);
+        assert_eq!((m[0].depth, m[0].states), (2, 2));
+        // Label columns: 1.0 (argmin 0 = label 0, right) and 0.0 (argmin 1 = label 1, right).
+        assert_eq!(m[0].accuracy, 1.0);
+        assert!((m[0].mean - 0.5).abs() < 1e-12);
+        assert!((m[0].rmse - (0.5f64).sqrt()).abs() < 1e-12);
+        assert!((m[1].rmse - 2.0).abs() < 1e-12 && m[1].accuracy == 1.0);
+        let v = by_depth(OracleKind::Value, &[2.2, 1.0, 3.0], 1, &set);
+        assert_eq!(v[0].accuracy, 0.5);
+        assert!((v[0].rmse - ((0.04 + 1.0) / 2.0f64).sqrt()).abs() < 1e-6);
+    }
+}
