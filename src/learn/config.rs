@@ -237,12 +237,6 @@ impl ModelSection {
     pub fn forward_targets(&self) -> bool {
         self.kind == OracleKind::QDistance && self.forward_targets.unwrap_or(true)
     }
-
-    /// Network outputs for a puzzle with `moves` moves.
-    #[must_use]
-    pub fn outputs(&self, moves: usize) -> usize {
-        self.kind.outputs(moves)
-    }
 }
 
 /// Normalisation after each hidden layer.

@@ -180,6 +180,7 @@ pub fn make_batch<P: Puzzle>(puzzle: &P, spec: &BatchSpec, index: u64) -> Result
     let mut forward = Vec::with_capacity(spec.size);
     let mut legal = Vec::with_capacity(spec.size);
     let mut last_depth = 0;
+    let moves = puzzle.num_moves().min(32) as u8;
     for_each_sample(puzzle, spec, index, |state, m, depth| {
         let row = labels.len();
         puzzle.encode(state, &mut inputs[row * width..(row + 1) * width]);
@@ -194,7 +195,6 @@ pub fn make_batch<P: Puzzle>(puzzle: &P, spec: &BatchSpec, index: u64) -> Result
         depths.push(depth.min(u16::MAX as usize) as u16);
         forward.push(-1);
         // Output m is about undoing m, i.e. applying its inverse.
-        let moves = puzzle.num_moves().min(32) as u8;
         legal.push((0..moves).filter(|&m| puzzle.is_applicable(state, puzzle.inverse(m))).fold(0, |b, m| b | 1 << m));
     })?;
     Ok(Batch { index, inputs, labels, depths, forward, legal })

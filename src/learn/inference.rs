@@ -14,7 +14,6 @@ use crate::learn::model::OracleNet;
 use crate::learn::model::load_for_inference;
 use crate::search::{Oracle, OracleError, OracleKind};
 use burn::module::Module;
-use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
 use std::path::{Path, PathBuf};
 
@@ -81,11 +80,11 @@ impl Oracle for NetOracle {
             TensorData::new(inputs[..rows * self.inputs].to_vec(), [rows, self.inputs]),
             &self.device,
         );
-        let y = self.net.forward(x);
-        let y = if self.kind == OracleKind::Policy { log_softmax(y, 1) } else { y };
-        let y = y.into_data().convert::<f32>();
-        let v = y.as_slice::<f32>().map_err(|e| OracleError(format!("reading the network's predictions: {e:?}")))?;
-        out[..rows * self.kind.outputs(self.moves)].copy_from_slice(v);
+        let v = self
+            .net
+            .predict(x, self.kind)
+            .map_err(|e| OracleError(format!("reading the network's predictions: {e}")))?;
+        out[..rows * self.kind.outputs(self.moves)].copy_from_slice(&v);
         Ok(())
     }
 }

@@ -17,10 +17,11 @@
 use super::checkpoint;
 use crate::learn::config::{ModelSection, Norm, TrainConfig};
 use crate::learn::error::LearnError;
+use crate::search::OracleKind;
 use burn::module::Module;
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig};
 use burn::store::ModuleRecord;
-use burn::tensor::activation::relu;
+use burn::tensor::activation::{log_softmax, relu};
 use burn::tensor::{Bytes, Device, Tensor};
 use std::path::Path;
 
@@ -110,6 +111,18 @@ impl OracleNet {
             x = block.forward(x);
         }
         self.head.forward(x)
+    }
+
+    /// What the network answers as an oracle of `kind`, read back as
+    /// floats (`[batch, outputs]`, row-major): normalised
+    /// log-probabilities for a policy, the raw distances otherwise.
+    ///
+    /// # Errors
+    /// The device's data cannot be read back as `f32`.
+    pub fn predict(&self, x: Tensor<2>, kind: OracleKind) -> Result<Vec<f32>, LearnError> {
+        let y = self.forward(x);
+        let y = if kind == OracleKind::Policy { log_softmax(y, 1) } else { y };
+        y.into_data().convert::<f32>().try_into_vec::<f32>().map_err(|e| LearnError::Predictions(format!("{e:?}")))
     }
 }
 

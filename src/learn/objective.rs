@@ -18,6 +18,7 @@
 
 use crate::learn::config::{Loss, ModelSection};
 use crate::learn::data::Batch;
+use crate::learn::error::LearnError;
 use crate::search::OracleKind;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
@@ -32,30 +33,35 @@ pub fn target(kind: OracleKind, depth: u16) -> f32 {
 }
 
 /// The batch loss (a one-element tensor that keeps its graph) and the
-/// number of correctly ranked samples. `outputs` is the network's
-/// `[n, outputs]` result for the batch whose `labels` and `depths` are given.
-pub fn loss(model: &ModelSection, outputs: Tensor<2>, batch: Batch, device: &Device) -> (Tensor<1>, u64) {
+/// number of samples ranked correctly by [`is_correct`], the rule the
+/// held-out metrics use. `outputs` is the network's `[n, outputs]` result
+/// for the batch whose `labels` and `depths` are given.
+///
+/// # Errors
+/// The outputs cannot be read back from the device to count the correct rankings.
+pub fn loss(
+    model: &ModelSection,
+    outputs: Tensor<2>,
+    batch: Batch,
+    device: &Device,
+) -> Result<(Tensor<1>, u64), LearnError> {
     let Batch { labels, depths, forward, legal, .. } = batch;
     let depths = &depths[..];
     let n = labels.len();
-    let count = |hits: Tensor<2, Int>| hits.sum().into_scalar::<i64>() as u64;
+    let width = outputs.dims()[1];
+    let rows = outputs.clone().detach().into_data().convert::<f32>().try_into_vec::<f32>();
+    let rows = rows.map_err(|e| LearnError::Predictions(format!("{e:?}")))?;
+    let correct = (0..n)
+        .filter(|&i| is_correct(model.kind, &rows[i * width..(i + 1) * width], labels[i], depths[i], legal[i]))
+        .count() as u64;
     let y = Tensor::<2, Int>::from_data(TensorData::new(labels, [n, 1]), device);
-    match model.kind {
-        OracleKind::Policy => {
-            let correct = count(outputs.clone().detach().argmax(1).equal(y.clone()).int());
-            (log_softmax(outputs, 1).gather(1, y).mean().neg(), correct)
-        }
+    let loss = match model.kind {
+        OracleKind::Policy => log_softmax(outputs, 1).gather(1, y).mean().neg(),
         OracleKind::QDistance => {
-            // Inapplicable moves get no target: keep them out of the argmin.
-            let moves = outputs.dims()[1];
-            let penalty: Vec<f32> =
-                legal.iter().flat_map(|&b| (0..moves).map(move |m| if b >> m & 1 == 1 { 0.0 } else { 1e9 })).collect();
-            let penalty = Tensor::<2>::from_data(TensorData::new(penalty, [n, moves]), device);
-            let correct = count((outputs.clone().detach() + penalty).argmin(1).equal(y.clone()).int());
             let t = targets(OracleKind::QDistance, depths, device);
             let back = regression(model.loss(), outputs.clone().gather(1, y), t);
             if !model.forward_targets() {
-                return (back.mean(), correct);
+                return Ok((back.mean(), correct));
             }
             // The walk's next state, at depth k + 1, is the child reached by
             // undoing `forward` (where the walk went on).
@@ -67,14 +73,11 @@ pub fn loss(model: &ModelSection, outputs: Tensor<2>, batch: Batch, device: &Dev
             let mask = Tensor::<2>::from_data(TensorData::new(present, [n, 1]), device);
             let tf = Tensor::<2>::from_data(TensorData::new(tf, [n, 1]), device);
             let fwd = regression(model.loss(), outputs.gather(1, cols), tf) * mask;
-            ((back.sum() + fwd.sum()) / (n as f32 + weight), correct)
+            (back.sum() + fwd.sum()) / (n as f32 + weight)
         }
-        OracleKind::Value => {
-            let t = targets(OracleKind::Value, depths, device);
-            let correct = count((outputs.clone().detach() - t.clone()).abs().lower_elem(0.5).int());
-            (regression(model.loss(), outputs, t).mean(), correct)
-        }
-    }
+        OracleKind::Value => regression(model.loss(), outputs, targets(OracleKind::Value, depths, device)).mean(),
+    };
+    Ok((loss, correct))
 }
 
 fn targets(kind: OracleKind, depths: &[u16], device: &Device) -> Tensor<2> {

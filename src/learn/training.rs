@@ -29,7 +29,6 @@ use crate::search::OracleKind;
 use burn::module::Module;
 use burn::optim::grad_clipping::GradientClippingConfig;
 use burn::optim::{AdamConfig, AdamWConfig, GradientsParams, ModuleOptimizer, decay::WeightDecayConfig};
-use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bytes, Device, Tensor, TensorData};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -235,7 +234,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     let moves = d.puzzle.num_moves();
     let inputs = d.puzzle.encoded_len();
     let kind = cfg.model.kind;
-    let outputs = cfg.model.outputs(moves);
+    let outputs = kind.outputs(moves);
 
     // The device generators are global to the process: seeding and drawing
     // the initial weights happen under one lock, so that two runs in one
@@ -465,14 +464,14 @@ pub fn train_step(
     optim: &mut ModuleOptimizer,
     lr: f64,
     batch: Batch,
-    objective: &ModelSection,
+    model_cfg: &ModelSection,
     inputs: usize,
     device: &Device,
 ) -> Result<(OracleNet, f64, u64)> {
     let n = batch.len();
     let mut batch = batch;
     let x = Tensor::<2>::from_data(TensorData::new(std::mem::take(&mut batch.inputs), [n, inputs]), device);
-    let (loss, correct) = objective::loss(objective, model.forward(x), batch, device);
+    let (loss, correct) = objective::loss(model_cfg, model.forward(x), batch, device)?;
     let loss_value = f64::from(loss.clone().detach().into_scalar::<f32>());
     let grads = GradientsParams::from_grads(loss.backward(), &model);
     Ok((optim.step(lr, model, grads), loss_value, correct))
@@ -497,10 +496,7 @@ pub fn evaluate(
             TensorData::new(set.inputs[start * inputs..end * inputs].to_vec(), [end - start, inputs]),
             device,
         );
-        let y = net.forward(x);
-        let y = if kind == OracleKind::Policy { log_softmax(y, 1) } else { y };
-        let y = y.into_data().convert::<f32>();
-        predictions.extend(y.try_to_vec::<f32>().map_err(|e| LearnError::Predictions(format!("{e:?}")))?);
+        predictions.extend(net.predict(x, kind)?);
     }
     let probs = if kind == OracleKind::Policy { predictions.iter().map(|&l| l.exp()).collect() } else { Vec::new() };
     Ok(Evaluation { kind, outputs, predictions, probs })

@@ -179,7 +179,8 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
     let mut cands: Vec<Candidate> = Vec::new();
     let mut seen: HashSet<P::Key> = HashSet::new();
     let mut child_seen: HashSet<P::Key> = HashSet::new();
-    let mut children: Vec<(Candidate, P::State)> = Vec::new();
+    let mut children: Vec<P::State> = Vec::new();
+    let mut child_cands: Vec<Candidate> = Vec::new();
 
     for depth in 1..=cfg.max_depth {
         let n = beam.len();
@@ -195,6 +196,7 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
         let policy = if kind == OracleKind::Value {
             // Every distinct child goes to the oracle; its score is −(g + V).
             children.clear();
+            child_cands.clear();
             child_seen.clear();
             for (i, (s, recent)) in beam.iter().zip(&recents).enumerate() {
                 for &a in &inverse {
@@ -206,7 +208,8 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
                     if cfg.dedup && !child_seen.insert(puzzle.key(&child)) {
                         continue;
                     }
-                    children.push((Candidate { score: 0.0, parent: i as u32, action: a }, child));
+                    children.push(child);
+                    child_cands.push(Candidate { score: 0.0, parent: i as u32, action: a });
                 }
             }
             let c = children.len();
@@ -214,14 +217,12 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
             for start_row in (0..c).step_by(ORACLE_CHUNK) {
                 let end = (start_row + ORACLE_CHUNK).min(c);
                 let rows = end - start_row;
-                for (k, (_, child)) in children[start_row..end].iter().enumerate() {
-                    puzzle.encode(child, &mut enc[k * width_enc..(k + 1) * width_enc]);
-                }
+                puzzle.encode_batch(&children[start_row..end], &mut enc[..rows * width_enc]);
                 oracle.predict(&enc[..rows * width_enc], rows, &mut lp[start_row..end])?;
             }
             out.forwards += c as u64;
-            for (k, (cand, _)) in children.iter().enumerate() {
-                let c = Candidate { score: -(depth as f64 + f64::from(lp[k])), ..*cand };
+            for (cand, &v) in child_cands.iter().zip(&lp) {
+                let c = Candidate { score: -(depth as f64 + f64::from(v)), ..*cand };
                 consider(c, &beam[cand.parent as usize], &mut cands);
             }
             None
