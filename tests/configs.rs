@@ -45,3 +45,18 @@ fn the_size_study_varies_the_network_only() {
         assert_eq!(same, sizes[0], "only [model] and the run name may differ");
     }
 }
+
+#[test]
+fn the_puzzle15_value_oracle_changes_only_the_kind() {
+    // docs/puzzle15.md compares the two 15-puzzle oracles at equal training
+    // samples: same walks (seed), network, optimiser and budget.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    let policy = TrainConfig::load(&dir.join("puzzle15-reference.toml")).unwrap();
+    let value = TrainConfig::load(&dir.join("puzzle15-value.toml")).unwrap();
+    assert_ne!(policy.model.kind, value.model.kind);
+    let mut same = value.clone();
+    same.model.kind = policy.model.kind;
+    same.model.loss = policy.model.loss;
+    same.run.name = policy.run.name.clone();
+    assert_eq!(same, policy, "only [model] kind (and its loss) and the run name may differ");
+}

@@ -3,7 +3,8 @@
 //! shallow scrambles (24-slide reverse walks that never undo a slide), each
 //! solution replayed and compared with the optimum that IDA* with the
 //! Manhattan distance proves; then the `solve` binary with that run on the
-//! same boards written as a test-set file.
+//! same boards written as a test-set file. Last, the shipped value oracle
+//! (`runs/reference-puzzle15-value`) on the first DeepCubeA boards.
 
 use cube_oracle::heuristics::sliding::Manhattan;
 use cube_oracle::learn::config::TrainConfig;
@@ -13,7 +14,7 @@ use cube_oracle::puzzle::{Puzzle, replay};
 use cube_oracle::rundir::Existing;
 use cube_oracle::scramble::{Scrambler, WalkLength};
 use cube_oracle::search::{BeamConfig, Limits, beam_search, ida_star};
-use cube_oracle::sliding::{Goal, Sliding};
+use cube_oracle::sliding::{Board, Goal, Sliding};
 use std::path::Path;
 use std::process::Command;
 
@@ -83,4 +84,41 @@ fn a_trained_15_puzzle_oracle_solves_shallow_scrambles() {
         assert_eq!(r[col("length")].parse::<usize>().ok(), *len, "walk{i}");
     }
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn the_shipped_value_oracle_solves_deepcubea_boards() {
+    // The first DeepCubeA boards with the shipped value oracle
+    // (runs/reference-puzzle15-value) at width 64: the checkpoint loads, the
+    // run's kind picks the value beam, and every solution replays to the
+    // goal at or above the set's optimal length, with its parity.
+    // Measured (AVX2 EPYC, 2026-11-23, the sweep in docs/puzzle15.md): 5 of
+    // the first 6 optimal, about 3 s of search; the bound leaves room for
+    // floating-point differences between machines.
+    const BOARDS: usize = 6;
+    const MIN_OPTIMAL: usize = 3;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut oracle = NetOracle::load(&root.join("runs/reference-puzzle15-value"), None, None).unwrap();
+    let p = Sliding::new(4, Goal::BlankLast).unwrap();
+    let beam = BeamConfig { width: 64, max_depth: 160, dedup: true, prune: true, record_beams: false };
+    let text = std::fs::read_to_string(root.join("data/puzzle15-deepcubea-test-500.tsv")).unwrap();
+    let (mut optimal, mut forwards, mut expanded) = (0, 0, 0);
+    for line in text.lines().skip(1).take(BOARDS) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let tiles: Vec<u8> = f[1].split(' ').map(|t| t.parse().unwrap()).collect();
+        let best: usize = f[2].parse().unwrap();
+        let start = Board::from_tiles(&tiles).unwrap();
+        let found = beam_search(&p, &mut oracle, &start, &beam).unwrap();
+        let path = found.solution.unwrap_or_else(|| panic!("board {}: not solved", f[0]));
+        assert!(replay(&p, &start, &path).is_some_and(|s| p.is_goal(&s)), "board {}: no replay", f[0]);
+        assert!(path.len() >= best && (path.len() - best) % 2 == 0, "board {}: {} against {best}", f[0], path.len());
+        optimal += usize::from(path.len() == best);
+        forwards += found.forwards;
+        expanded += found.expanded;
+    }
+    // A value search asks the network about children, a policy search about
+    // beam states (forwards = expanded): about 2x on the 15-puzzle.
+    println!("shipped value oracle at width 64: {optimal}/{BOARDS} optimal, {forwards} forwards, {expanded} expanded");
+    assert!(forwards > 3 * expanded / 2, "{forwards} forwards for {expanded} expanded: not the value beam");
+    assert!(optimal >= MIN_OPTIMAL, "{optimal} of {BOARDS} optimal");
 }
