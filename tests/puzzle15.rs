@@ -111,7 +111,12 @@ fn the_shipped_value_oracle_solves_deepcubea_boards() {
         let found = beam_search(&p, &mut oracle, &start, &beam).unwrap();
         let path = found.solution.unwrap_or_else(|| panic!("board {}: not solved", f[0]));
         assert!(replay(&p, &start, &path).is_some_and(|s| p.is_goal(&s)), "board {}: no replay", f[0]);
-        assert!(path.len() >= best && (path.len() - best) % 2 == 0, "board {}: {} against {best}", f[0], path.len());
+        assert!(
+            path.len() >= best && (path.len() - best).is_multiple_of(2),
+            "board {}: {} against {best}",
+            f[0],
+            path.len()
+        );
         optimal += usize::from(path.len() == best);
         forwards += found.forwards;
         expanded += found.expanded;
