@@ -15,6 +15,7 @@ use cube_oracle::rundir::Existing;
 use cube_oracle::scramble::{Scrambler, WalkLength};
 use cube_oracle::search::{BeamConfig, Limits, beam_search, ida_star};
 use cube_oracle::sliding::{Board, Goal, Sliding};
+use cube_oracle::solve::{boards, default_max_depth};
 use std::path::Path;
 use std::process::Command;
 
@@ -97,24 +98,29 @@ fn the_shipped_value_oracle_solves_deepcubea_boards() {
     // floating-point differences between machines.
     const BOARDS: usize = 6;
     const MIN_OPTIMAL: usize = 3;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut oracle = NetOracle::load(&root.join("runs/reference-puzzle15-value"), None, None).unwrap();
+    let run = Path::new(env!("CARGO_MANIFEST_DIR")).join("runs/reference-puzzle15-value");
+    let mut oracle = NetOracle::load(&run, None, None).unwrap();
     let p = Sliding::new(4, Goal::BlankLast).unwrap();
-    let beam = BeamConfig { width: 64, max_depth: 160, dedup: true, prune: true, record_beams: false };
-    let text = std::fs::read_to_string(root.join("data/puzzle15-deepcubea-test-500.tsv")).unwrap();
+    // The depth limit `solve` uses with this run (twice its longest walk).
+    let beam = BeamConfig {
+        width: 64,
+        max_depth: default_max_depth(&oracle.config),
+        dedup: true,
+        prune: true,
+        record_beams: false,
+    };
+    let set = boards::load("deepcubea15-10", 4, &Goal::BlankLast).unwrap();
     let (mut optimal, mut forwards, mut expanded) = (0, 0, 0);
-    for line in text.lines().skip(1).take(BOARDS) {
-        let f: Vec<&str> = line.split('\t').collect();
-        let tiles: Vec<u8> = f[1].split(' ').map(|t| t.parse().unwrap()).collect();
-        let best: usize = f[2].parse().unwrap();
-        let start = Board::from_tiles(&tiles).unwrap();
+    for b in set.instances.iter().take(BOARDS) {
+        let best = b.optimal.expect("DeepCubeA's set ships optimal lengths") as usize;
+        let start = Board::from_tiles(&b.tiles).unwrap();
         let found = beam_search(&p, &mut oracle, &start, &beam).unwrap();
-        let path = found.solution.unwrap_or_else(|| panic!("board {}: not solved", f[0]));
-        assert!(replay(&p, &start, &path).is_some_and(|s| p.is_goal(&s)), "board {}: no replay", f[0]);
+        let path = found.solution.unwrap_or_else(|| panic!("board {}: not solved", b.id));
+        assert!(replay(&p, &start, &path).is_some_and(|s| p.is_goal(&s)), "board {}: no replay", b.id);
         assert!(
             path.len() >= best && (path.len() - best).is_multiple_of(2),
             "board {}: {} against {best}",
-            f[0],
+            b.id,
             path.len()
         );
         optimal += usize::from(path.len() == best);
