@@ -14,9 +14,12 @@
 #   bash benches/ablation.sh configs/cube3-reference.toml "" 10..12 --testset deepcubea-100
 # The 2×2×2 protocol of docs/oracle-kinds.md (exact optimal lengths):
 #   bash benches/ablation.sh configs/cube2-reference.toml 5000 0..10 --exact --random 1000
-# VARIANTS="policy q-distance value" picks the kinds; runs go under
-# runs/ablation/ (a finished variant is reused, an unfinished one resumed);
-# the table goes to benches/results/ablation-<base>-<date>.csv.
+# VARIANTS="policy q-distance value" picks the kinds; WIDTHS_<KIND> (KIND in
+# capitals, '-' as '_', e.g. WIDTHS_VALUE=8..10) gives one kind its own widths,
+# so that kinds of different cost per width can be compared at equal
+# forwards; NAME names the protocol (default: the base config's file name).
+# Runs go under runs/ablation/ (a finished variant is reused, an unfinished
+# one resumed); the table goes to benches/results/ablation-<NAME>-<date>.csv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-configs/cube3-reference.toml}
@@ -26,7 +29,7 @@ shift $(( $# < 3 ? $# : 3 ))
 input=("$@")
 [ ${#input[@]} -eq 0 ] && input=(--testset deepcubea-100)
 variants=${VARIANTS:-policy q-distance value}
-name=$(basename "$base" .toml)
+name=${NAME:-$(basename "$base" .toml)}
 root=runs/ablation
 mkdir -p "$root/configs" benches/results
 cargo build --release --bin train --bin solve >/dev/null
@@ -48,7 +51,8 @@ for kind in $variants; do
     else
         nice -n 10 ./target/release/train --config "$cfg" --no-progress >&2
     fi
-    nice -n 10 ./target/release/solve --run "$root/$run" "${input[@]}" --beam-log2 "$widths" \
+    own="WIDTHS_$(echo "$kind" | tr 'a-z-' 'A-Z_')"
+    nice -n 10 ./target/release/solve --run "$root/$run" "${input[@]}" --beam-log2 "${!own:-$widths}" \
         --label ablation --overwrite >&2
     python3 - "$root/$run" "$name" "$kind" >> "$table.tmp" <<'PY'
 import csv, json, sys

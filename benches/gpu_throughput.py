@@ -1,8 +1,9 @@
 """PyTorch twin of benches/gpu_throughput.rs: the same network, optimiser,
-batch and precision, read from the same TOML config, on a CUDA GPU.
+batch and precision, read from the same TOML config, on a CUDA GPU or (with
+`--device cpu`, fp32 only, CUBE_ORACLE_THREADS threads, default 2) the CPU.
 
     python3 benches/gpu_throughput.py --config configs/cube3-efficientcube.toml \
-        [--precision f32|tf32|bf16-amp] [--steps 30] [--warmup 5]
+        [--device cuda|cpu] [--precision f32|tf32|bf16-amp] [--steps 30] [--warmup 5]
     python3 benches/gpu_throughput.py --peak
 
 Network: every hidden layer Linear -> ReLU -> BatchNorm1d, residual blocks of
@@ -16,6 +17,7 @@ host. `f32` turns TF32 off (PyTorch's default for matrix products);
 TF32 and bf16.
 """
 import argparse
+import os
 import time
 import tomllib
 
@@ -97,6 +99,7 @@ def main():
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--peak", action="store_true")
+    ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     a = ap.parse_args()
     if a.peak:
         peak()
@@ -108,7 +111,11 @@ def main():
     torch.manual_seed(cfg["run"].get("seed", 0))
     inputs, moves = 324, 12 if cfg["puzzle"].get("metric", "qtm") == "qtm" else 18
     batch = cfg["data"]["states_per_step"]
-    dev = "cuda"
+    dev = a.device
+    if dev == "cpu":
+        if a.precision != "f32":
+            ap.error("--device cpu takes --precision f32 only")
+        torch.set_num_threads(int(os.environ.get("CUBE_ORACLE_THREADS", "2")))
     model = network(cfg["model"], inputs, moves).to(dev)
     params = sum(p.numel() for p in model.parameters())
     opt = torch.optim.Adam(model.parameters(), lr=cfg["optim"]["lr"], eps=1e-8)
@@ -121,7 +128,7 @@ def main():
         x, y = host[i % len(host)]
         x, y = x.to(dev), y.to(dev)
         opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=amp):
+        with torch.autocast(dev, dtype=torch.bfloat16, enabled=amp):
             loss = loss_fn(model(x), y)
         loss.backward()
         opt.step()
@@ -137,7 +144,7 @@ def main():
 
     xb, _ = one_hot_batch(4096, gen)
     model.eval()
-    with torch.inference_mode(), torch.autocast("cuda", dtype=torch.bfloat16, enabled=amp):
+    with torch.inference_mode(), torch.autocast(dev, dtype=torch.bfloat16, enabled=amp):
         for _ in range(3):
             model(xb.to(dev)).float().cpu()
         m = 20
@@ -148,7 +155,7 @@ def main():
     f = macs(cfg["model"], inputs, moves)
     print("framework\tdevice\tprecision\tconfig\tparams\tbatch\ttrain_samples_per_s\ttrain_tflops\tinfer_states_per_s\tinfer_tflops\tlast_loss")
     print(
-        f"pytorch-{torch.__version__}\tgpu\t{a.precision}\t{cfg['run']['name']}\t{params}\t{batch}\t{train_rate:.0f}"
+        f"pytorch-{torch.__version__}\t{'gpu' if dev == 'cuda' else 'cpu'}\t{a.precision}\t{cfg['run']['name']}\t{params}\t{batch}\t{train_rate:.0f}"
         f"\t{train_rate * 6 * f / 1e12:.2f}\t{infer_rate:.0f}\t{infer_rate * 2 * f / 1e12:.2f}\t{last:.4f}"
     )
 

@@ -1,6 +1,7 @@
 //! The shipped configs: every file under `configs/` loads against the typed
 //! schema (unknown keys are errors), and the model-size study changes the
-//! network and the run name only, with sizes strictly increasing.
+//! network and the run name only, with sizes strictly increasing, and each
+//! value-oracle config differs from its policy twin in the kind only.
 
 use cube_oracle::learn::config::TrainConfig;
 use cube_oracle::learn::model::parameter_count;
@@ -47,16 +48,19 @@ fn the_size_study_varies_the_network_only() {
 }
 
 #[test]
-fn the_puzzle15_value_oracle_changes_only_the_kind() {
+fn the_value_oracle_configs_change_only_the_kind() {
     // docs/puzzle15.md compares the two 15-puzzle oracles at equal training
-    // samples: same walks (seed), network, optimiser and budget.
+    // samples, and configs/cube3-gpu-value.toml is the GPU run again as a
+    // value oracle: same walks (seed), network, optimiser and budget.
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
-    let policy = TrainConfig::load(&dir.join("puzzle15-reference.toml")).unwrap();
-    let value = TrainConfig::load(&dir.join("puzzle15-value.toml")).unwrap();
-    assert_ne!(policy.model.kind, value.model.kind);
-    let mut same = value.clone();
-    same.model.kind = policy.model.kind;
-    same.model.loss = policy.model.loss;
-    same.run.name = policy.run.name.clone();
-    assert_eq!(same, policy, "only [model] kind (and its loss) and the run name may differ");
+    for (policy, value) in [("puzzle15-reference", "puzzle15-value"), ("cube3-gpu", "cube3-gpu-value")] {
+        let policy = TrainConfig::load(&dir.join(format!("{policy}.toml"))).unwrap();
+        let value = TrainConfig::load(&dir.join(format!("{value}.toml"))).unwrap();
+        assert_ne!(policy.model.kind, value.model.kind);
+        let mut same = value.clone();
+        same.model.kind = policy.model.kind;
+        same.model.loss = policy.model.loss;
+        same.run.name = policy.run.name.clone();
+        assert_eq!(same, policy, "{}: only [model] kind (and its loss) and the run name may differ", value.run.name);
+    }
 }

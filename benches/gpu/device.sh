@@ -6,9 +6,11 @@
 #
 #   bash benches/gpu/device.sh verify-bench      # adapter, CPU/GPU agreement, burn vs PyTorch
 #   bash benches/gpu/device.sh train-start SECS  # start configs/cube3-gpu.toml in the background
-#                                                # (PRECISION=flex32, TRAIN=train-fusion pick variants)
+#                                                # (PRECISION=flex32, TRAIN=train-fusion pick variants;
+#                                                # CONFIG=configs/<other>.toml trains another GPU config)
 #   bash benches/gpu/device.sh wait SECS         # follow it
-#   bash benches/gpu/device.sh finish [SECS]     # stop it, export weights, evaluate on the GPU, pack
+#   bash benches/gpu/device.sh finish [SECS]     # stop it, export weights, evaluate on its 16 CPUs, pack
+#                                                # (EVAL="--testset deepcubea-100 --beam-log2 10" LABEL=… narrow it)
 #
 # Results go to $OUT (the device tool brings that folder back); the work
 # folder target/gpu/ stays on the machine between calls while it is held.
@@ -126,29 +128,33 @@ EOF
 
 train_start() { # seconds of training to plan for
   setup
-  local secs=${1:-900} steps
+  local secs=${1:-900} steps batch config=$REPO/${CONFIG:-configs/cube3-gpu.toml} run
+  run=$(sed -n 's/^name = "\(.*\)"/\1/p' "$config" | head -n 1)
+  [ -n "$run" ] || { echo "no [run] name in $config" >&2; return 2; }
   # With RATE (the benchmarked samples/s of the variant chosen), the steps
   # that fit in SECS at 80% of it (evaluations, checkpoints, data stalls);
   # without, the config's own (11,484: what the shipped run planned).
   if [ -n "${RATE:-}" ]; then
-    steps=$((RATE * secs * 8 / 10 / 26000))
-    echo "planned: $secs s at $RATE samples/s -> $steps steps"
+    batch=$(awk '$1 == "states_per_step" { print $3; exit }' "$config")
+    steps=$((RATE * secs * 8 / 10 / batch))
+    echo "planned: $secs s at $RATE samples/s, batch $batch -> $steps steps"
   else
-    steps=$(sed -n 's/^steps = //p' configs/cube3-gpu.toml)
+    steps=$(awk '$1 == "steps" { print $3; exit }' "$config")
   fi
   mkdir -p "$WORK/train" && cd "$WORK/train"
-  sed "s/^steps = .*/steps = $steps/; s/^precision = .*/precision = \"${PRECISION:-f32}\"/" "$REPO/configs/cube3-gpu.toml" >cube3-gpu.toml
+  echo "$run" >run-name
+  sed "s/^steps = .*/steps = $steps/; s/^precision = .*/precision = \"${PRECISION:-f32}\"/" "$config" >"$run.toml"
   setsid nohup nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used,power.draw --format=csv -l 10 >gpu-util.csv 2>&1 &
-  setsid nohup "$BIN/${TRAIN:-train}" --config cube3-gpu.toml --no-progress >train.log 2>&1 &
+  setsid nohup "$BIN/${TRAIN:-train}" --config "$run.toml" --no-progress >train.log 2>&1 &
   sleep 60
-  tail -n 5 train.log runs/cube3-gpu/metrics.csv
+  tail -n 5 train.log "runs/$run/metrics.csv"
 }
 
 wait_train() { # seconds
   local until=$((SECONDS + ${1:-500}))
   cd "$WORK/train"
   while [ $SECONDS -lt $until ] && pgrep -f "gpubin/train" >/dev/null; do sleep 20; done
-  tail -n 3 runs/cube3-gpu/metrics.csv
+  tail -n 3 "runs/$(cat run-name)/metrics.csv"
   tail -n 2 gpu-util.csv
 }
 
@@ -162,12 +168,18 @@ finish() { # seconds to let training run before stopping it
   fi
   pkill -f "nvidia-smi --query-gpu" || true
   tail -n 8 train.log
-  rm -rf export && "$BIN/train" --export-weights runs/cube3-gpu --to export/cube3-gpu
-  cp cube3-gpu.toml train.log gpu-util.csv export/ 2>/dev/null
-  /usr/bin/time -f "solve 1000 cubes at 2^10 on the 16 CPU cores: %e s wall" \
-    "$BIN/solve" --run export/cube3-gpu --device cpu --testset deepcubea --beam-log2 10 --jobs 16 --label deepcubea-w10 2>&1 | tail -n 4
-  rm -f export/cube3-gpu/solve/*/depths.csv
-  tar -cf - -C export . | split -b 15M - "$OUT/cube3-gpu.tar.part-"
+  local run
+  run=$(cat run-name)
+  rm -rf export && "$BIN/train" --export-weights "runs/$run" --to "export/$run"
+  cp "$run.toml" train.log gpu-util.csv export/ 2>/dev/null
+  # EVAL replaces the evaluation's input and widths: a value oracle costs
+  # about 11x the forwards per width, so give it fewer cubes or a narrower beam.
+  local eval_args
+  read -ra eval_args <<<"${EVAL:---testset deepcubea --beam-log2 10}"
+  /usr/bin/time -f "solve ${eval_args[*]} on the 16 CPU cores: %e s wall" \
+    "$BIN/solve" --run "export/$run" --device cpu "${eval_args[@]}" --jobs 16 --label "${LABEL:-deepcubea-w10}" 2>&1 | tail -n 4
+  rm -f "export/$run"/solve/*/depths.csv
+  tar -cf - -C export . | split -b 15M - "$OUT/$run.tar.part-"
   ls -la "$OUT"
 }
 
