@@ -34,7 +34,6 @@ root=runs/ablation
 mkdir -p "$root/configs" benches/results
 cargo build --release --bin train --bin solve >/dev/null
 table=benches/results/ablation-$name-$(date +%F).csv
-echo "base,variant,width,solved_pct,mean_length,optimal_pct,mean_forwards,mean_elapsed_s,train_samples,train_s" > "$table.tmp"
 lscpu | grep -m1 'Model name' | sed 's/^/# /' >&2
 for kind in $variants; do
     run="$name-$kind"
@@ -54,15 +53,9 @@ for kind in $variants; do
     own="WIDTHS_$(echo "$kind" | tr 'a-z-' 'A-Z_')"
     nice -n 10 ./target/release/solve --run "$root/$run" "${input[@]}" --beam-log2 "${!own:-$widths}" \
         --label ablation --overwrite >&2
-    python3 - "$root/$run" "$name" "$kind" >> "$table.tmp" <<'PY'
-import csv, json, sys
-run, base, kind = sys.argv[1:]
-meta = json.load(open(f"{run}/meta.json"))
-for r in csv.DictReader(open(f"{run}/solve/ablation/summary.csv")):
-    print(",".join([base, kind, r["width"], r["solved_pct"], r["mean_length"], r["optimal_pct"],
-                    r["mean_forwards"], r["mean_elapsed_s"], str(meta["samples_done"]), f'{meta["elapsed_s"]:.1f}']))
-PY
 done
+# shellcheck disable=SC2086 # one argument per kind
+python3 benches/ablation_table.py "$name" $variants > "$table.tmp"
 mv "$table.tmp" "$table"
 column -s, -t < "$table"
 echo "table: $table" >&2

@@ -135,11 +135,11 @@ train_start() { # seconds of training to plan for
   # that fit in SECS at 80% of it (evaluations, checkpoints, data stalls);
   # without, the config's own (11,484: what the shipped run planned).
   if [ -n "${RATE:-}" ]; then
-    batch=$(awk '$1 == "states_per_step" { print $3; exit }' "$config")
+    batch=$(awk '$1 == "states_per_step" { gsub("_", "", $3); print $3; exit }' "$config")
     steps=$((RATE * secs * 8 / 10 / batch))
     echo "planned: $secs s at $RATE samples/s, batch $batch -> $steps steps"
   else
-    steps=$(awk '$1 == "steps" { print $3; exit }' "$config")
+    steps=$(awk '$1 == "steps" { gsub("_", "", $3); print $3; exit }' "$config")
   fi
   mkdir -p "$WORK/train" && cd "$WORK/train"
   echo "$run" >run-name
@@ -173,7 +173,8 @@ finish() { # seconds to let training run before stopping it
   rm -rf export && "$BIN/train" --export-weights "runs/$run" --to "export/$run"
   cp "$run.toml" train.log gpu-util.csv export/ 2>/dev/null
   # EVAL replaces the evaluation's input and widths: a value oracle costs
-  # about 11x the forwards per width, so give it fewer cubes or a narrower beam.
+  # about 9.5x the policy's forwards per width on the cube (docs/oracle-kinds.md),
+  # so give it fewer cubes or a narrower beam.
   local eval_args
   read -ra eval_args <<<"${EVAL:---testset deepcubea --beam-log2 10}"
   /usr/bin/time -f "solve ${eval_args[*]} on the 16 CPU cores: %e s wall" \

@@ -1,0 +1,37 @@
+"""Two searches compared on the instances both solve: mean solution length
+is taken over solved instances only, so a search that solves more includes
+harder ones. Reads the instances.csv files of `solve` sweeps.
+
+    python3 benches/common_solved.py RUN_A@WIDTH RUN_B@WIDTH
+    python3 benches/common_solved.py runs/ablation/cube3-l-5M-policy@2048 runs/ablation/cube3-l-5M-value@512
+
+Every instances.csv under RUN/solve/ is read; prints the instances solved
+by both, their mean length under each search and the optimal mean, and the
+counts solved by only one.
+"""
+import csv
+import glob
+import sys
+
+
+def solved(spec):
+    run, width = spec.rsplit("@", 1)
+    out = {}
+    for f in glob.glob(f"{run}/solve/*/instances.csv"):
+        for r in csv.DictReader(open(f)):
+            if r["width"] == width and r["solved"] == "true":
+                out[r["id"]] = (int(r["length"]), int(r["optimal"]))
+    if not out:
+        sys.exit(f"{spec}: no solved instance at width {width} under {run}/solve/")
+    return out
+
+
+if len(sys.argv) != 3 or any("@" not in s for s in sys.argv[1:]):
+    sys.exit("usage: common_solved.py RUN_A@WIDTH RUN_B@WIDTH")
+a, b = (solved(s) for s in sys.argv[1:3])
+both = sorted(set(a) & set(b))
+if not both:
+    sys.exit("no instance solved by both")
+mean = lambda d, k: sum(d[i][k] for i in both) / len(both)
+print(f"solved by both: {len(both)}; mean length {mean(a, 0):.2f} / {mean(b, 0):.2f}; optimal {mean(a, 1):.2f}; "
+      f"only the first: {len(set(a) - set(b))}, only the second: {len(set(b) - set(a))}")
