@@ -3,7 +3,8 @@
 //! [`data`] (batches as a pure function of seed and index), [`model`] (the
 //! oracle network, and loading weights from a checkpoint), [`objective`]
 //! (what each oracle kind learns: targets, loss, accuracy), [`backend`]
-//! (CPU or GPU device), [`checkpoint`] (the checksummed file format),
+//! (CPU or GPU device), [`fused`] (the CPU's fused bias → ReLU → batch-norm
+//! training kernel), [`checkpoint`] (the checksummed file format),
 //! [`training`] (the loop, resume, Ctrl-C, export), [`diagnostics`] and
 //! [`report`] (what a run writes besides its logs), [`inference`] (a
 //! trained run as a search [`Oracle`](crate::search::Oracle)), and
@@ -19,6 +20,7 @@ pub mod config;
 pub mod data;
 pub mod diagnostics;
 pub mod error;
+pub mod fused;
 pub mod inference;
 pub mod leg;
 pub mod model;

@@ -14,7 +14,7 @@
 //! here, not in the training loop, so that inference needs only the model
 //! and the checkpoint format. Only `learn` knows about burn.
 
-use super::checkpoint;
+use super::{checkpoint, fused};
 use crate::learn::config::{ModelSection, Norm, TrainConfig};
 use crate::learn::error::LearnError;
 use crate::search::OracleKind;
@@ -54,6 +54,11 @@ impl Dense {
     /// The same layer on a feature-major batch: `x` is `[d_in, batch]`,
     /// the result `[d_out, batch]` (see [`OracleNet::forward`]).
     fn forward_feature_major(&self, x: Tensor<2>) -> Tensor<2> {
+        if let (Some(bn), Some(bias)) = (&self.norm, &self.linear.bias)
+            && fused::applies(&x)
+        {
+            return self.forward_fused(x, bn, bias.val());
+        }
         let y = relu(linear_feature_major(&self.linear, x));
         match &self.norm {
             // `[1, channels, batch]`: batch norm's statistics run over
@@ -64,6 +69,24 @@ impl Dense {
             }
             None => y,
         }
+    }
+}
+
+impl Dense {
+    /// [`Dense::forward_feature_major`] on the CPU backend: the GEMM, then
+    /// bias, ReLU and batch norm in one fused pass each way
+    /// ([`fused`]); the running statistics move as burn's batch norm moves
+    /// them.
+    fn forward_fused(&self, x: Tensor<2>, bn: &BatchNorm, bias: Tensor<1>) -> Tensor<2> {
+        let z = self.linear.weight.val().transpose().matmul(x);
+        let (y, mean, var) = fused::bias_relu_batch_norm(z, bias, bn.gamma.val(), bn.beta.val(), bn.epsilon);
+        let device = y.device();
+        let m = bn.momentum;
+        let running_mean = bn.running_mean.value_sync().to_device(&device);
+        let running_var = bn.running_var.value_sync().to_device(&device);
+        bn.running_mean.update(running_mean.mul_scalar(1.0 - m).add(mean.detach().mul_scalar(m)).detach());
+        bn.running_var.update(running_var.mul_scalar(1.0 - m).add(var.detach().mul_scalar(m)).detach());
+        y
     }
 }
 
@@ -307,9 +330,11 @@ mod tests {
         Tensor::from_data(TensorData::new((0..rows * cols).map(f).collect::<Vec<f32>>(), [rows, cols]), device)
     }
 
-    /// A training step's feature-major forward computes what the row
-    /// layout computes: the outputs, every weight's gradient, and the
-    /// batch-norm running statistics it leaves behind.
+    /// A training step's feature-major forward (on the CPU, the fused
+    /// bias → ReLU → batch-norm kernel of `learn::fused`) computes what the
+    /// row layout's composed operations compute: the outputs, the weight,
+    /// bias, γ and β gradients, and the batch-norm running statistics it
+    /// leaves behind.
     #[test]
     fn feature_major_training_matches_the_row_layout() {
         let cfg = ModelSection {
@@ -345,15 +370,24 @@ mod tests {
             (&fm_net.blocks[0].second.linear, &row_net.blocks[0].second.linear),
             (&fm_net.head, &row_net.head),
         ];
-        for (i, (a, b)) in pairs.into_iter().enumerate() {
-            let a = a.weight.grad(&g_fm).expect("a gradient");
-            let b = b.weight.grad(&g_rows).expect("a gradient");
+        let close = |what: String, a: Tensor<2>, b: Tensor<2>| {
             let scale = b.clone().abs().max().into_scalar::<f32>();
             let d = max_diff(a, b);
-            assert!(
-                scale > 1e-3 && d < 1e-4 * scale.max(1.0),
-                "layer {i}: weight gradients differ by {d} (scale {scale})"
-            );
+            assert!(scale > 1e-3 && d < 1e-4 * scale.max(1.0), "{what}: gradients differ by {d} (scale {scale})");
+        };
+        for (i, (a, b)) in pairs.into_iter().enumerate() {
+            let (ga, gb) = (a.weight.grad(&g_fm).expect("a gradient"), b.weight.grad(&g_rows).expect("a gradient"));
+            close(format!("layer {i} weight"), ga, gb);
+            let (a, b) = (a.bias.as_ref().expect("a bias"), b.bias.as_ref().expect("a bias"));
+            let (ga, gb) = (a.grad(&g_fm).expect("a gradient"), b.grad(&g_rows).expect("a gradient"));
+            close(format!("layer {i} bias"), ga.unsqueeze(), gb.unsqueeze());
+        }
+        // The batch-norm scale and shift, in the trunk and in a block.
+        for (a, b) in [(&fm_net.trunk[1], &row_net.trunk[1]), (&fm_net.blocks[0].first, &row_net.blocks[0].first)] {
+            let (a, b) = (a.norm.as_ref().expect("a norm"), b.norm.as_ref().expect("a norm"));
+            let g = |p: &burn::module::Param<Tensor<1>>, grads| p.grad(grads).expect("a gradient").unsqueeze();
+            close("gamma".into(), g(&a.gamma, &g_fm), g(&b.gamma, &g_rows));
+            close("beta".into(), g(&a.beta, &g_fm), g(&b.beta, &g_rows));
         }
         // Inference uses the running statistics each pass updated.
         let probe = table(8, 20, |i| (i as f32 * 1.3).cos(), &base);
