@@ -114,8 +114,7 @@ impl<C: CheckpointStrategy> FusedNormOps for Autodiff<Flex, C> {
 #[derive(Debug)]
 struct FusedBackward;
 
-/// A tensor of the CPU backend.
-pub(crate) type Primitive = FloatTensor<Flex>;
+type Primitive = FloatTensor<Flex>;
 
 impl Backward<Flex, 4> for FusedBackward {
     type State = (Primitive, Primitive, Primitive, Primitive, f64);
@@ -174,14 +173,14 @@ fn dims(t: &Primitive) -> (usize, usize) {
 }
 
 /// The tensor's values in row-major order (copied only when it is a view).
-pub(crate) fn contiguous(t: &Primitive) -> Cow<'_, [f32]> {
+fn contiguous(t: &Primitive) -> Cow<'_, [f32]> {
     match t.as_slice::<f32>() {
         Some(values) => Cow::Borrowed(values),
         None => Cow::Owned(t.to_contiguous().as_slice::<f32>().expect("a contiguous f32 tensor").to_vec()),
     }
 }
 
-pub(crate) fn primitive(values: Vec<f32>, shape: Vec<usize>) -> Primitive {
+fn primitive(values: Vec<f32>, shape: Vec<usize>) -> Primitive {
     <Primitive>::from_data(TensorData::new(values, Shape::from(shape)))
 }
 

@@ -4,8 +4,7 @@
 //! oracle network, and loading weights from a checkpoint), [`objective`]
 //! (what each oracle kind learns: targets, loss, accuracy), [`backend`]
 //! (CPU or GPU device), [`fused`] (the CPU's fused bias → ReLU → batch-norm
-//! training kernel) and [`sparse`] (its one-hot first layer as a row
-//! gather-sum), [`checkpoint`] (the checksummed file format),
+//! training kernel), [`checkpoint`] (the checksummed file format),
 //! [`training`] (the loop, resume, Ctrl-C, export), [`diagnostics`] and
 //! [`report`] (what a run writes besides its logs), [`inference`] (a
 //! trained run as a search [`Oracle`](crate::search::Oracle)), and
@@ -27,5 +26,4 @@ pub mod leg;
 pub mod model;
 pub mod objective;
 mod report;
-pub mod sparse;
 pub mod training;

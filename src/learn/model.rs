@@ -14,7 +14,7 @@
 //! here, not in the training loop, so that inference needs only the model
 //! and the checkpoint format. Only `learn` knows about burn.
 
-use super::{checkpoint, fused, sparse};
+use super::{checkpoint, fused};
 use crate::learn::config::{ModelSection, Norm, TrainConfig};
 use crate::learn::error::LearnError;
 use crate::search::OracleKind;
@@ -53,13 +53,11 @@ impl Dense {
 
     /// The same layer on a feature-major batch: `x` is `[d_in, batch]`,
     /// the result `[d_out, batch]` (see [`OracleNet::forward`]).
-    /// `one_hot` says that `x` is the encoded input (mostly zeros), which
-    /// the CPU path then multiplies by gathering rows ([`sparse`]).
-    fn forward_feature_major(&self, x: Tensor<2>, one_hot: bool) -> Tensor<2> {
+    fn forward_feature_major(&self, x: Tensor<2>) -> Tensor<2> {
         if let (Some(bn), Some(bias)) = (&self.norm, &self.linear.bias)
             && fused::applies(&x)
         {
-            return self.forward_fused(x, bn, bias.val(), one_hot);
+            return self.forward_fused(x, bn, bias.val());
         }
         let y = relu(linear_feature_major(&self.linear, x));
         match &self.norm {
@@ -75,16 +73,12 @@ impl Dense {
 }
 
 impl Dense {
-    /// [`Dense::forward_feature_major`] on the CPU backend: the GEMM (a
-    /// row gather-sum for the one-hot input), then bias, ReLU and batch
-    /// norm in one fused pass each way ([`fused`]); the running statistics
-    /// move as burn's batch norm moves them.
-    fn forward_fused(&self, x: Tensor<2>, bn: &BatchNorm, bias: Tensor<1>, one_hot: bool) -> Tensor<2> {
-        let z = if one_hot {
-            sparse::linear_feature_major(x.transpose(), self.linear.weight.val())
-        } else {
-            self.linear.weight.val().transpose().matmul(x)
-        };
+    /// [`Dense::forward_feature_major`] on the CPU backend: the GEMM, then
+    /// bias, ReLU and batch norm in one fused pass each way
+    /// ([`fused`]); the running statistics move as burn's batch norm moves
+    /// them.
+    fn forward_fused(&self, x: Tensor<2>, bn: &BatchNorm, bias: Tensor<1>) -> Tensor<2> {
+        let z = self.linear.weight.val().transpose().matmul(x);
         let (y, mean, var) = fused::bias_relu_batch_norm(z, bias, bn.gamma.val(), bn.beta.val(), bn.epsilon);
         let device = y.device();
         let m = bn.momentum;
@@ -120,7 +114,7 @@ impl Residual {
     }
 
     fn forward_feature_major(&self, x: Tensor<2>) -> Tensor<2> {
-        let y = self.second.forward_feature_major(self.first.forward_feature_major(x.clone(), false), false);
+        let y = self.second.forward_feature_major(self.first.forward_feature_major(x.clone()));
         y + x
     }
 }
@@ -196,8 +190,8 @@ impl OracleNet {
 
     fn forward_feature_major(&self, x: Tensor<2>) -> Tensor<2> {
         let mut x = x;
-        for (i, layer) in self.trunk.iter().enumerate() {
-            x = layer.forward_feature_major(x, i == 0);
+        for layer in &self.trunk {
+            x = layer.forward_feature_major(x);
         }
         for block in &self.blocks {
             x = block.forward_feature_major(x);
@@ -358,9 +352,7 @@ mod tests {
         // An independent twin with the same weights and statistics.
         let bytes = fm_net.clone().into_record().into_bytes().expect("a record").to_vec();
         let row_net = load_model(OracleNet::new(&cfg, 20, 5, &dev), bytes, "the twin").expect("the same shape");
-        // Mostly zeros, like the one-hot encodings whose first layer the CPU
-        // path gathers (`learn::sparse`), with values other than 1.
-        let x = table(64, 20, |i| (i as f32 * 0.61).sin().max(0.4) - 0.4, &dev);
+        let x = table(64, 20, |i| (i as f32 * 0.61).sin().abs(), &dev);
         // Weight the outputs unevenly so that every gradient is non-trivial.
         let w = table(64, 5, |i| (i as f32 * 0.37).sin(), &dev);
 
