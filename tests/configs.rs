@@ -48,19 +48,23 @@ fn the_size_study_varies_the_network_only() {
 }
 
 #[test]
-fn the_value_oracle_configs_change_only_the_kind() {
+fn the_other_kind_configs_change_only_the_kind() {
     // docs/puzzle15.md compares the two 15-puzzle oracles at equal training
-    // samples, and configs/cube3-gpu-value.toml is the GPU run again as a
-    // value oracle: same walks (seed), network, optimiser and budget.
+    // samples, and configs/cube3-gpu-q.toml and cube3-gpu-value.toml are the
+    // GPU run again as a Q-distance and a value oracle: same walks (seed),
+    // network, optimiser and budget.
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
-    for (policy, value) in [("puzzle15-reference", "puzzle15-value"), ("cube3-gpu", "cube3-gpu-value")] {
+    let pairs =
+        [("puzzle15-reference", "puzzle15-value"), ("cube3-gpu", "cube3-gpu-value"), ("cube3-gpu", "cube3-gpu-q")];
+    for (policy, other) in pairs {
         let policy = TrainConfig::load(&dir.join(format!("{policy}.toml"))).unwrap();
-        let value = TrainConfig::load(&dir.join(format!("{value}.toml"))).unwrap();
-        assert_ne!(policy.model.kind, value.model.kind);
-        let mut same = value.clone();
+        let other = TrainConfig::load(&dir.join(format!("{other}.toml"))).unwrap();
+        assert_ne!(policy.model.kind, other.model.kind);
+        let mut same = other.clone();
         same.model.kind = policy.model.kind;
         same.model.loss = policy.model.loss;
+        same.model.forward_targets = policy.model.forward_targets;
         same.run.name = policy.run.name.clone();
-        assert_eq!(same, policy, "{}: only [model] kind (and its loss) and the run name may differ", value.run.name);
+        assert_eq!(same, policy, "{}: only [model] kind (and its loss) and the run name may differ", other.run.name);
     }
 }
