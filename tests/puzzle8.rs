@@ -129,8 +129,13 @@ fn exact_report_matches_the_truth(run: &Path, out: &Path) {
     for r in &instances[1..] {
         let d: &str = r[col("id")].trim_start_matches('d').split('-').next().unwrap();
         assert_eq!(r[col("optimal")], d, "{}", r[col("id")]);
-        let len: usize = r[col("length")].parse().unwrap();
-        assert!(len >= d.parse().unwrap(), "{}: {len}", r[col("id")]);
+        // A narrow beam may fail (greedy search at width 1 can): then the
+        // row has no length; a solved row is never shorter than the optimum.
+        let (solved, length) = (r[col("solved")].as_str(), r[col("length")].as_str());
+        assert_eq!(solved == "true", !length.is_empty(), "{}: solved {solved}, length {length:?}", r[col("id")]);
+        if let Ok(len) = length.parse::<usize>() {
+            assert!(len >= d.parse().unwrap(), "{}: {len}", r[col("id")]);
+        }
     }
     assert_eq!(instances.len() - 1, 7 * 100, "100 positions at 7 widths");
     // The report draws its own sample, and belongs to the oracle path.
