@@ -1,7 +1,7 @@
 //! The shipped configs: every file under `configs/` loads against the typed
 //! schema (unknown keys are errors), and the model-size study changes the
 //! network and the run name only, with sizes strictly increasing, and each
-//! value-oracle config differs from its policy twin in the kind only.
+//! Q-distance or value config differs from its policy twin in the kind only.
 
 use cube_oracle::learn::config::TrainConfig;
 use cube_oracle::learn::model::parameter_count;

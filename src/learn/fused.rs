@@ -185,26 +185,19 @@ fn primitive(values: Vec<f32>, shape: Vec<usize>) -> Primitive {
 }
 
 /// The fused forward pass over `features` rows of `batch` values.
-pub(crate) struct Forward {
+struct Forward {
     /// Normalised output, `[features, batch]`.
-    pub y: Vec<f32>,
+    y: Vec<f32>,
     /// `ReLU(z + bias)`, kept for the backward pass.
-    pub h: Vec<f32>,
+    h: Vec<f32>,
     /// Batch mean of `h` per feature.
-    pub mean: Vec<f32>,
+    mean: Vec<f32>,
     /// Biased batch variance of `h` per feature.
-    pub var: Vec<f32>,
+    var: Vec<f32>,
 }
 
 /// `y = γ (h − μ) / √(σ² + ε) + β` with `h = ReLU(z + bias)`, per row.
-pub(crate) fn forward_rows(
-    z: &[f32],
-    bias: &[f32],
-    gamma: &[f32],
-    beta: &[f32],
-    batch: usize,
-    epsilon: f64,
-) -> Forward {
+fn forward_rows(z: &[f32], bias: &[f32], gamma: &[f32], beta: &[f32], batch: usize, epsilon: f64) -> Forward {
     let mut y = vec![0.0; z.len()];
     let mut h = vec![0.0; z.len()];
     let stats: Vec<(f32, f32)> = y
@@ -231,19 +224,20 @@ pub(crate) fn forward_rows(
     Forward { y, h, mean, var }
 }
 
-/// Gradients of the fused layer.
-pub(crate) struct Gradient {
-    pub dz: Vec<f32>,
-    pub dbias: Vec<f32>,
-    pub dgamma: Vec<f32>,
-    pub dbeta: Vec<f32>,
+/// Gradients of the fused layer: `[features, batch]` for `z`,
+/// `[features]` for the rest.
+struct Gradient {
+    dz: Vec<f32>,
+    dbias: Vec<f32>,
+    dgamma: Vec<f32>,
+    dbeta: Vec<f32>,
 }
 
 /// The backward pass of [`forward_rows`] given the output gradient `dy`:
 /// with `x̂ = (h − μ)/σ`, `dβ = Σ dy`, `dγ = Σ dy·x̂`,
 /// `dh = γ/σ · (dy − dβ/n − x̂·dγ/n)`, `dz = dh` where `h > 0`, and
 /// `dbias = Σ dz`.
-pub(crate) fn backward_rows(
+fn backward_rows(
     dy: &[f32],
     h: &[f32],
     gamma: &[f32],
@@ -272,26 +266,13 @@ pub(crate) fn backward_rows(
             (lane_sum(dz, |v| v), dgamma, dbeta)
         })
         .collect();
-    let mut g = Gradient { dz, dbias: Vec::new(), dgamma: Vec::new(), dbeta: Vec::new() };
-    for (db, dg, dbeta) in sums {
-        g.dbias.push(db);
-        g.dgamma.push(dg);
-        g.dbeta.push(dbeta);
-    }
-    g
+    let (dbias, (dgamma, dbeta)) = sums.into_iter().map(|(b, g, beta)| (b, (g, beta))).unzip();
+    Gradient { dz, dbias, dgamma, dbeta }
 }
 
 /// `Σ f(xᵢ)` in eight independent lanes, so that the loop vectorises.
 fn lane_sum(xs: &[f32], f: impl Fn(f32) -> f32) -> f32 {
-    let mut acc = [0.0f32; 8];
-    let chunks = xs.chunks_exact(8);
-    let tail: f32 = chunks.remainder().iter().map(|&v| f(v)).sum();
-    for chunk in chunks {
-        for (a, &v) in acc.iter_mut().zip(chunk) {
-            *a += f(v);
-        }
-    }
-    acc.iter().sum::<f32>() + tail
+    lane_dot(xs, xs, |x, _| f(x))
 }
 
 /// `Σ f(aᵢ, bᵢ)` in eight independent lanes.

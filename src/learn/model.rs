@@ -70,9 +70,7 @@ impl Dense {
             None => y,
         }
     }
-}
 
-impl Dense {
     /// [`Dense::forward_feature_major`] on the CPU backend: the GEMM, then
     /// bias, ReLU and batch norm in one fused pass each way
     /// ([`fused`]); the running statistics move as burn's batch norm moves
