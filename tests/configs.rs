@@ -51,11 +51,17 @@ fn the_size_study_varies_the_network_only() {
 fn the_other_kind_configs_change_only_the_kind() {
     // docs/puzzle15.md compares the two 15-puzzle oracles at equal training
     // samples, and configs/cube3-gpu-q.toml and cube3-gpu-value.toml are the
-    // GPU run again as a Q-distance and a value oracle: same walks (seed),
-    // network, optimiser and budget.
+    // GPU run again as a Q-distance and a value oracle, and
+    // configs/cube3-reference-q.toml is the CPU reference (v1) again as a
+    // Q-distance oracle (v2's CPU legs): same walks (seed), network,
+    // optimiser and budget.
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
-    let pairs =
-        [("puzzle15-reference", "puzzle15-value"), ("cube3-gpu", "cube3-gpu-value"), ("cube3-gpu", "cube3-gpu-q")];
+    let pairs = [
+        ("puzzle15-reference", "puzzle15-value"),
+        ("cube3-gpu", "cube3-gpu-value"),
+        ("cube3-gpu", "cube3-gpu-q"),
+        ("cube3-reference", "cube3-reference-q"),
+    ];
     for (policy, other) in pairs {
         let policy = TrainConfig::load(&dir.join(format!("{policy}.toml"))).unwrap();
         let other = TrainConfig::load(&dir.join(format!("{other}.toml"))).unwrap();
