@@ -9,12 +9,17 @@
 # Without CONFIG: the fixed 5.6M-parameter network of train_throughput.rs /
 # pytorch_throughput.py. With CONFIG (e.g. configs/cube3-reference.toml):
 # that config's network, batch and learning rate on the CPU, through
-# gpu_throughput.rs (burn's own training step) and gpu_throughput.py.
+# gpu_throughput.rs (burn's own training step) and gpu_throughput.py;
+# MATMUL=bf16 then trains burn with bf16 products (--matmul bf16) against
+# PyTorch's CPU autocast to bf16 (--precision bf16-amp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 ROUNDS=${1:-3}
 CONFIG=${2:-}
+MATMUL=${MATMUL:-f32}
+burn_flags=(); torch_flags=()
+if [ "$MATMUL" = bf16 ]; then burn_flags=(--matmul bf16); torch_flags=(--precision bf16-amp); fi
 cargo bench --bench train_throughput --no-run >/dev/null 2>&1
 out=$(mktemp)
 if [ -n "$CONFIG" ]; then
@@ -22,8 +27,8 @@ if [ -n "$CONFIG" ]; then
   header="framework	device	precision	config	params	batch	train_samples_per_s	train_tflops	infer_states_per_s	infer_tflops	last_loss	peak_gflops"
   cols="7 9"
   for r in $(seq "$ROUNDS"); do
-    cargo bench --bench gpu_throughput -- --config "$CONFIG" --device cpu 2>/dev/null | tail -n 1 >>"$out"
-    "$PYTHON" benches/gpu_throughput.py --config "$CONFIG" --device cpu | tail -n 1 >>"$out"
+    cargo bench --bench gpu_throughput -- --config "$CONFIG" --device cpu "${burn_flags[@]}" 2>/dev/null | tail -n 1 >>"$out"
+    "$PYTHON" benches/gpu_throughput.py --config "$CONFIG" --device cpu "${torch_flags[@]}" | tail -n 1 >>"$out"
   done
 else
   header="framework	threads	params	train_samples_per_s	train_gflops	infer_states_per_s	infer_gflops	peak_gflops"

@@ -2,7 +2,10 @@
 //! the GPU, timing the training loop's own step function.
 //!
 //! `gpu_throughput --config configs/cube3-efficientcube.toml --device gpu
-//! [--precision f32|flex32|f16|bf16] [--steps 30] [--warmup 5]`
+//! [--precision f32|flex32|f16|bf16] [--matmul f32|bf16] [--steps 30] [--warmup 5]`
+//!
+//! `--matmul bf16` (CPU only) trains with bf16 products (`learn::mixed`);
+//! the twin is PyTorch's `--precision bf16-amp` (CPU autocast).
 //!
 //! Training: `training::train_step` (forward, loss, backward, optimiser step,
 //! loss read back, so one synchronisation per step) on host batches made by
@@ -19,7 +22,7 @@ use burn::module::Module;
 use burn::tensor::{Tensor, TensorData};
 use cube_oracle::cube3::Cube3Puzzle;
 use cube_oracle::learn::backend;
-use cube_oracle::learn::config::{DeviceKind, Precision, TrainConfig};
+use cube_oracle::learn::config::{DeviceKind, Matmul, Precision, TrainConfig};
 use cube_oracle::learn::data::{BatchSpec, make_batch};
 use cube_oracle::learn::model::{OracleNet, forward_macs, parameter_count};
 use cube_oracle::learn::training::{optimizer, train_step};
@@ -32,13 +35,20 @@ struct Args {
     config: PathBuf,
     device: DeviceKind,
     precision: Precision,
+    matmul: Matmul,
     steps: usize,
     warmup: usize,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut a =
-        Args { config: PathBuf::new(), device: DeviceKind::Cpu, precision: Precision::F32, steps: 30, warmup: 5 };
+    let mut a = Args {
+        config: PathBuf::new(),
+        device: DeviceKind::Cpu,
+        precision: Precision::F32,
+        matmul: Matmul::F32,
+        steps: 30,
+        warmup: 5,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         if flag == "--bench" {
@@ -58,6 +68,11 @@ fn parse_args() -> Result<Args, String> {
                 a.precision = toml::Value::String(value.clone())
                     .try_into()
                     .map_err(|_| format!("--precision {value}: expected f32, flex32, f16 or bf16"))?;
+            }
+            "--matmul" => {
+                a.matmul = toml::Value::String(value.clone())
+                    .try_into()
+                    .map_err(|_| format!("--matmul {value}: expected f32 or bf16"))?;
             }
             "--steps" => a.steps = value.parse().map_err(|_| format!("--steps {value}: expected a count"))?,
             "--warmup" => a.warmup = value.parse().map_err(|_| format!("--warmup {value}: expected a count"))?,
@@ -95,7 +110,7 @@ fn run(a: &Args) -> anyhow::Result<()> {
     // Distinct batches, as training sees them, reused round-robin.
     let host: Vec<_> = (0..4).map(|i| make_batch(&puzzle, &spec, i)).collect::<Result<_, _>>()?;
 
-    let mut model = OracleNet::new(&cfg.model, inputs, moves, &dev);
+    let mut model = OracleNet::new(&cfg.model, inputs, moves, &dev).with_matmul(a.matmul);
     let mut optim = optimizer(&cfg);
     let mut last_loss = f64::NAN;
     let mut timed = 0.0;
@@ -142,7 +157,7 @@ fn run(a: &Args) -> anyhow::Result<()> {
     );
     println!(
         "{fw}\t{device}\t{}\t{}\t{params}\t{batch}\t{train_rate:.0}\t{train_tflops:.2}\t{infer_rate:.0}\t{infer_tflops:.2}\t{last_loss:.4}",
-        a.precision.name(),
+        if a.matmul == Matmul::Bf16 { "bf16-matmul" } else { a.precision.name() },
         cfg.run.name,
     );
     Ok(())

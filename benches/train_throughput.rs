@@ -7,6 +7,12 @@
 //! `benches/compare_pytorch.sh` runs both and prints the ratios.
 //!
 //! `cargo bench --bench train_throughput`
+//!
+//! `-- --peak` prints the machine's measured fp32 peak instead;
+//! `-- --gemm` the rates of the reference network's three training
+//! products (forward, weight gradient, input gradient of a 512 → 512 layer
+//! at batch 2,080) in burn's f32 GEMM and on each bf16 unit of the machine
+//! (`learn::gemm`), packing included.
 
 use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams};
@@ -15,6 +21,7 @@ use burn::tensor::{Device, Int, Tensor, TensorData};
 use cube_oracle::cube3::{Cube3Puzzle, Metric};
 use cube_oracle::learn::config::{Encoding, ModelSection, Norm};
 use cube_oracle::learn::data::{BatchSpec, Depths, make_batch};
+use cube_oracle::learn::gemm::{self, Kernel, View};
 use cube_oracle::learn::model::{OracleNet, forward_macs, parameter_count};
 use cube_oracle::scramble::{WalkKind, WalkLength};
 use cube_oracle::search::OracleKind;
@@ -105,6 +112,10 @@ fn main() {
     if std::env::var_os("CUBE_ORACLE_DEFAULT_MALLOC").is_none() {
         cube_oracle::learn::backend::tune_allocator();
     }
+    if std::env::args().any(|a| a == "--gemm") {
+        gemm_rates();
+        return;
+    }
     let cfg = ModelSection {
         kind: OracleKind::Policy,
         loss: None,
@@ -171,4 +182,56 @@ fn main() {
     let infer_gflops = infer_rate * 2.0 * macs as f64 / 1e9;
     println!("framework\tthreads\tparams\ttrain_samples_per_s\ttrain_gflops\tinfer_states_per_s\tinfer_gflops");
     println!("burn-flex\t{threads}\t{params}\t{train_rate:.0}\t{train_gflops:.1}\t{infer_rate:.0}\t{infer_gflops:.1}");
+}
+
+/// GFLOP/s of the three products of one training step of a 512 → 512
+/// layer at batch 2,080, as the trainer calls them (the weight stored
+/// `[in, out]`, activations feature-major): burn's f32 GEMM against every
+/// bf16 unit of this machine.
+fn gemm_rates() {
+    let (d, n) = (512, 2080);
+    let fill = |len: usize, f: f32| (0..len).map(|i| (i as f32 * f).sin()).collect::<Vec<f32>>();
+    let (w, x, dz) = (fill(d * d, 0.37), fill(d * n, 0.11), fill(d * n, 0.53));
+    let flops = 2.0 * (d * d * n) as f64;
+    let reps = 20;
+    let time = |f: &dyn Fn()| {
+        f();
+        let t = Instant::now();
+        for _ in 0..reps {
+            f();
+        }
+        flops * reps as f64 / t.elapsed().as_secs_f64() / 1e9
+    };
+    // (name, A, B) with C = A·B: z = Wᵀ·x, dWᵀ = dz·xᵀ, dx = W·dz.
+    let products = [
+        ("forward  z = Wt x", View::row_major(&w, d, d).t(), View::row_major(&x, d, n)),
+        ("weights dWt = dz xt", View::row_major(&dz, d, n), View::row_major(&x, d, n).t()),
+        ("inputs  dx = W dz", View::row_major(&w, d, d), View::row_major(&dz, d, n)),
+    ];
+    let dev = Device::flex();
+    println!(
+        "product\tf32_gflops\t{}",
+        Kernel::all_available().iter().map(|k| format!("{}_gflops", k.name())).collect::<Vec<_>>().join("\t")
+    );
+    for (name, a, b) in products {
+        let (ta, tb) = (to_tensor(a, &dev), to_tensor(b, &dev));
+        let f32_rate = time(&|| {
+            let _ = ta.clone().matmul(tb.clone()).into_data();
+        });
+        let rates: Vec<String> = Kernel::all_available()
+            .into_iter()
+            .map(|k| format!("{:.0}", time(&|| drop(gemm::matmul(k, a, b)))))
+            .collect();
+        println!("{name}\t{f32_rate:.0}\t{}", rates.join("\t"));
+    }
+}
+
+/// A view as a burn tensor of the same strides (a transposed view stays a
+/// transposed view, as in the trainer).
+fn to_tensor(v: View<'_>, dev: &Device) -> Tensor<2> {
+    if v.col_stride == 1 {
+        Tensor::from_data(TensorData::new(v.data.to_vec(), [v.rows, v.cols]), dev)
+    } else {
+        Tensor::<2>::from_data(TensorData::new(v.data.to_vec(), [v.cols, v.rows]), dev).transpose()
+    }
 }

@@ -1,9 +1,10 @@
 //! The shipped configs: every file under `configs/` loads against the typed
 //! schema (unknown keys are errors), and the model-size study changes the
 //! network and the run name only, with sizes strictly increasing, and each
-//! Q-distance or value config differs from its policy twin in the kind only.
+//! Q-distance or value config differs from its policy twin in the kind only;
+//! the long Q run is reference v2 with more samples and bf16 products.
 
-use cube_oracle::learn::config::TrainConfig;
+use cube_oracle::learn::config::{Matmul, TrainConfig};
 use cube_oracle::learn::model::parameter_count;
 use std::path::{Path, PathBuf};
 
@@ -73,4 +74,20 @@ fn the_other_kind_configs_change_only_the_kind() {
         same.run.name = policy.run.name.clone();
         assert_eq!(same, policy, "{}: only [model] kind (and its loss) and the run name may differ", other.run.name);
     }
+}
+
+#[test]
+fn the_long_q_run_is_reference_v2_at_four_times_the_samples() {
+    // configs/cube3-q-long.toml is reference v2's recipe with 4x the samples
+    // and bf16 products: the same walks (seed), network, batch and optimiser.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    let v2 = TrainConfig::load(&dir.join("cube3-reference-q.toml")).unwrap();
+    let long = TrainConfig::load(&dir.join("cube3-q-long.toml")).unwrap();
+    assert_eq!((long.train.samples, v2.train.samples), (Some(300_000_000), Some(75_000_000)));
+    assert_eq!(long.backend.matmul, Matmul::Bf16);
+    let mut same = long.clone();
+    same.run.name = v2.run.name.clone();
+    same.train.samples = v2.train.samples;
+    same.backend.matmul = v2.backend.matmul;
+    assert_eq!(same, v2, "only the run name, the samples and backend.matmul may differ");
 }

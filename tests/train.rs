@@ -2,7 +2,7 @@
 //! right headers, a depth-1–2 model learns depth-1 states, resuming equals
 //! an uninterrupted run, and bad input gives specific errors.
 
-use cube_oracle::learn::config::{LengthSpec, TrainConfig};
+use cube_oracle::learn::config::{LengthSpec, Matmul, TrainConfig};
 use cube_oracle::learn::training::{self, TrainOptions};
 use cube_oracle::rundir::Existing;
 use std::path::{Path, PathBuf};
@@ -87,22 +87,31 @@ fn smoke_run_writes_every_file() {
     std::fs::remove_dir_all(&out).unwrap();
 }
 
+/// In f32 and with bf16 products (`backend.matmul`, on this machine's bf16
+/// unit or as rounded f32 operands), a depth-1–2 model learns depth 1.
 #[test]
 fn shallow_training_learns_depth_one_exactly() {
     let out = tmp("depth1");
-    let mut cfg = smoke(&out, "depth1");
-    cfg.data.scramble_len = LengthSpec::Range { min: 1, max: 2 };
-    cfg.model.hidden = vec![128];
-    cfg.optim.lr = 3e-3;
-    cfg.train.steps = Some(150);
-    cfg.train.eval_every = 150;
-    cfg.train.checkpoint_every = 150;
-    training::run(&cfg, &opts(Existing::Refuse, None)).unwrap();
-    let eval = out.join("depth1/eval.csv");
-    let depth = column(&eval, "depth");
-    let acc = column(&eval, "accuracy");
-    let d1: f64 = acc[depth.iter().position(|d| d == "1").unwrap()].parse().unwrap();
-    assert!(d1 >= 0.95, "depth-1 accuracy {d1}");
+    for matmul in [Matmul::F32, Matmul::Bf16] {
+        let name = format!("depth1-{}", matmul.name());
+        let mut cfg = smoke(&out, &name);
+        cfg.data.scramble_len = LengthSpec::Range { min: 1, max: 2 };
+        cfg.model.hidden = vec![128];
+        cfg.optim.lr = 3e-3;
+        cfg.train.steps = Some(150);
+        cfg.train.eval_every = 150;
+        cfg.train.checkpoint_every = 150;
+        cfg.backend.matmul = matmul;
+        training::run(&cfg, &opts(Existing::Refuse, None)).unwrap();
+        let eval = out.join(&name).join("eval.csv");
+        let depth = column(&eval, "depth");
+        let acc = column(&eval, "accuracy");
+        let d1: f64 = acc[depth.iter().position(|d| d == "1").unwrap()].parse().unwrap();
+        assert!(d1 >= 0.95, "{name}: depth-1 accuracy {d1}");
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join(&name).join("meta.json")).unwrap()).unwrap();
+        assert!(meta["matmul"].as_str().unwrap().starts_with(matmul.name()), "{name}: {}", meta["matmul"]);
+    }
     std::fs::remove_dir_all(&out).unwrap();
 }
 
@@ -143,7 +152,7 @@ fn bad_configs_and_existing_runs_are_refused() {
     let dir = tmp("cli");
     std::fs::create_dir_all(&dir).unwrap();
     let base = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
-    let cases: [(&str, String, &str); 10] = [
+    let cases: [(&str, String, &str); 12] = [
         ("no-metric", base.replace("metric = \"qtm\"\n", ""), "`puzzle.metric` (missing) is required for cube3"),
         (
             "sliding-metric",
@@ -161,6 +170,16 @@ fn bad_configs_and_existing_runs_are_refused() {
             "cpu-f16",
             base.replace("device = \"cpu\"", "device = \"cpu\"\nprecision = \"f16\""),
             "`backend.precision` (f16) must be \"f32\" on the CPU",
+        ),
+        (
+            "gpu-matmul",
+            base.replace("device = \"cpu\"", "device = \"gpu\"\nmatmul = \"bf16\""),
+            "`backend.matmul` (bf16) is for device = \"cpu\"",
+        ),
+        (
+            "bad-matmul",
+            base.replace("device = \"cpu\"", "device = \"cpu\"\nmatmul = \"f16\""),
+            "unknown variant `f16`, expected `f32` or `bf16`",
         ),
     ];
     for (name, text, expected) in cases {

@@ -389,6 +389,33 @@ pub struct BackendSection {
     /// or `bf16`.
     #[serde(default)]
     pub precision: Precision,
+    /// The hidden layers' matrix products in training steps on the CPU:
+    /// `f32` (the default), or `bf16` (operands rounded to bf16, sums in
+    /// f32; on AMX or AVX512-BF16 where the CPU has either, `learn::mixed`).
+    #[serde(default)]
+    pub matmul: Matmul,
+}
+
+/// Arithmetic of the hidden layers' matrix products when training on the CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Matmul {
+    /// f32 operands and sums.
+    #[default]
+    F32,
+    /// bf16 operands, f32 sums (mixed precision).
+    Bf16,
+}
+
+impl Matmul {
+    /// The name used in configs and logs.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::F32 => "f32",
+            Self::Bf16 => "bf16",
+        }
+    }
 }
 
 /// Float types the network can be trained and evaluated in.
@@ -469,6 +496,13 @@ impl TrainConfig {
                 "backend.precision",
                 self.backend.precision.name(),
                 "must be \"f32\" on the CPU (flex32, f16 and bf16 are for device = \"gpu\")",
+            ));
+        }
+        if self.backend.device == DeviceKind::Gpu && self.backend.matmul != Matmul::F32 {
+            return Err(invalid(
+                "backend.matmul",
+                self.backend.matmul.name(),
+                "is for device = \"cpu\" (on the GPU, backend.precision sets the float type)",
             ));
         }
         match (self.puzzle.kind, self.puzzle.metric, &self.puzzle.goal) {

@@ -14,8 +14,8 @@
 //! here, not in the training loop, so that inference needs only the model
 //! and the checkpoint format. Only `learn` knows about burn.
 
-use super::{checkpoint, fused};
-use crate::learn::config::{ModelSection, Norm, TrainConfig};
+use super::{checkpoint, fused, mixed};
+use crate::learn::config::{Matmul, ModelSection, Norm, TrainConfig};
 use crate::learn::error::LearnError;
 use crate::search::OracleKind;
 use burn::module::Module;
@@ -30,6 +30,10 @@ use std::path::Path;
 pub struct Dense {
     linear: Linear,
     norm: Option<BatchNorm>,
+    /// The arithmetic of this layer's product in training steps on the CPU
+    /// ([`mixed`]); not a parameter, not checkpointed.
+    #[module(skip)]
+    matmul: Matmul,
 }
 
 impl Dense {
@@ -40,11 +44,20 @@ impl Dense {
                 Norm::Batch => Some(BatchNormConfig::new(d_out).init(device)),
                 Norm::None => None,
             },
+            matmul: Matmul::F32,
         }
     }
 
     fn forward(&self, x: Tensor<2>) -> Tensor<2> {
-        let x = relu(self.linear.forward(x));
+        let x = if self.matmul == Matmul::Bf16 && x.device().is_autodiff() && fused::applies(&x) {
+            let y = mixed::matmul(x, self.linear.weight.val());
+            relu(match &self.linear.bias {
+                Some(b) => y + b.val().unsqueeze_dim(0),
+                None => y,
+            })
+        } else {
+            relu(self.linear.forward(x))
+        };
         match &self.norm {
             Some(bn) => bn.forward(x),
             None => x,
@@ -76,7 +89,8 @@ impl Dense {
     /// ([`fused`]); the running statistics move as burn's batch norm moves
     /// them.
     fn forward_fused(&self, x: Tensor<2>, bn: &BatchNorm, bias: Tensor<1>) -> Tensor<2> {
-        let z = self.linear.weight.val().transpose().matmul(x);
+        let w = self.linear.weight.val().transpose();
+        let z = if self.matmul == Matmul::Bf16 { mixed::matmul(w, x) } else { w.matmul(x) };
         let (y, mean, var) = fused::bias_relu_batch_norm(z, bias, bn.gamma.val(), bn.beta.val(), bn.epsilon);
         let device = y.device();
         let m = bn.momentum;
@@ -144,6 +158,21 @@ impl OracleNet {
             })
             .collect();
         Self { trunk, blocks, head: LinearConfig::new(width, outputs).init(device) }
+    }
+
+    /// The same network with every hidden layer's product in training
+    /// steps on the CPU computed as `matmul` says (`[backend] matmul`;
+    /// [`mixed`]). Inference and the head always run in f32.
+    #[must_use]
+    pub fn with_matmul(mut self, matmul: Matmul) -> Self {
+        for block in &mut self.blocks {
+            block.first.matmul = matmul;
+            block.second.matmul = matmul;
+        }
+        for layer in &mut self.trunk {
+            layer.matmul = matmul;
+        }
+        self
     }
 
     /// Outputs for a batch.

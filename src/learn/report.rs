@@ -6,7 +6,7 @@ use super::diagnostics::{Predictions, label_frequencies, unit_histogram, visits}
 use super::leg::{Evaluation, Outcome, TrainOptions};
 use crate::csvlog::{Col, CsvLog, read_columns, write_table};
 use crate::learn::backend;
-use crate::learn::config::TrainConfig;
+use crate::learn::config::{Matmul, TrainConfig};
 use crate::learn::data::{Batch, BatchSpec, for_each_sample};
 use crate::learn::error::LearnError;
 use crate::learn::model::{forward_macs, parameter_count};
@@ -41,6 +41,10 @@ impl Meta {
             "seed": cfg.run.seed,
             "backend": format!("{:?}", cfg.backend.device).to_lowercase(),
             "device": backend::describe(cfg.backend.device),
+            "matmul": match cfg.backend.matmul {
+                Matmul::F32 => "f32".to_string(),
+                Matmul::Bf16 => format!("bf16 ({})", super::mixed::describe()),
+            },
             "threads": rayon::current_num_threads(),
             "data_workers": cfg.train.data_workers,
             "walk": cfg.data.walk.name(),
@@ -71,6 +75,7 @@ impl Meta {
             "command_line": self.value["command_line"],
             "git_revision": self.value["git_revision"],
             "device": self.value["device"],
+            "matmul": self.value["matmul"],
             "ended_at_step": state.step,
         });
         match legs.last_mut() {

@@ -283,6 +283,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         eprintln!("resuming {} from step {} ({})", dir.display(), state.step, path.display());
     }
 
+    let mut model = model.with_matmul(cfg.backend.matmul);
     let header_metrics = ["step", "samples", "elapsed_s", "lr", "loss", "accuracy", "samples_per_s"];
     let header_kl = ["step", "cross_entropy", "kl_target_prediction", "kl_marginal_uniform", "kl_previous_snapshot"];
     let resume_at = resumed.then_some(state.step);

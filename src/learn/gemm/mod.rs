@@ -1,0 +1,377 @@
+//! Matrix products with bf16 operands and f32 accumulation, on the CPU's
+//! bf16 matrix units.
+//!
+//! `C = A·B` where every element of `A` and `B` is first rounded to
+//! bfloat16 (round to nearest, ties to even; the products of two bf16
+//! values are exact in f32) and the products are summed in f32. Two
+//! kernels compute it, chosen at run time by [`Kernel::detect`]: Intel's
+//! AMX tiles (`TDPBF16PS`, one instruction multiplies a 16×32 by a 32×16
+//! block; [`amx`]) and AVX512-BF16 (`VDPBF16PS`, pairs of products into 16
+//! f32 lanes; [`avx512`]). On a CPU with neither, [`Kernel::detect`] says
+//! so and the caller keeps its f32 path; `learn::mixed` then rounds the
+//! operands and uses the f32 GEMM, which computes the same function.
+//!
+//! Both kernels read the same packed form, built here from strided f32
+//! views. A *pair* is two consecutive-in-`k` bf16 values in one `u32` (the
+//! lower `k` in the low half). `A` (m × k) is packed as tiles of 16 rows ×
+//! 16 pairs, row-major; `B` (k × n) as tiles of 16 pairs × 16 columns,
+//! row-major (the "VNNI" layout). Each tile is 1 KiB; a tile *block*
+//! covers 32 values of `k`. Edges are padded with zeros, rows and columns
+//! to multiples of 32, `k` to a multiple of 32, so the kernels see only
+//! whole 32×32 blocks of `C`. Nothing here knows about burn.
+
+#[cfg(target_arch = "x86_64")]
+mod amx;
+mod avx512;
+mod pack;
+
+/// AMX exists on x86-64 only.
+#[cfg(not(target_arch = "x86_64"))]
+mod amx {
+    pub(super) fn available() -> bool {
+        false
+    }
+    pub(super) fn configure() {}
+    pub(super) fn release() {}
+    pub(super) unsafe fn block(_: &[u32], _: &[u32], _: &[u32], _: &[u32], _: usize, _: *mut f32, _: usize) {
+        unreachable!("AMX is never available off x86-64")
+    }
+}
+
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::mem::MaybeUninit;
+
+/// Rows (of `A`) or columns (of `B`) in one tile, and pairs in one tile row.
+const TILE: usize = 16;
+/// Values of `k` in one tile block (16 pairs).
+const BLOCK_K: usize = 32;
+/// `u32` pairs in one tile.
+const TILE_LEN: usize = TILE * TILE;
+
+/// The bf16 matrix unit a product runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kernel {
+    /// Intel AMX (`amx-bf16`), with the tile data state granted by the OS.
+    Amx,
+    /// AVX512-BF16 (`vdpbf16ps`), as on AMD Zen 4.
+    Avx512Bf16,
+}
+
+impl Kernel {
+    /// The fastest kernel this CPU and OS can run, or `None` (no bf16 unit:
+    /// the caller keeps an f32 path). AMX comes first where both exist: on
+    /// the Xeons it is 15× the f32 FMA rate, where `vdpbf16ps` runs at
+    /// half the f32 rate (`docs/training.md`). `CUBE_ORACLE_BF16_KERNEL`
+    /// (`amx`, `avx512-bf16` or `none`) restricts the choice, for
+    /// measurements and tests; a kernel the CPU lacks is never chosen.
+    #[must_use]
+    pub fn detect() -> Option<Kernel> {
+        let wanted = std::env::var("CUBE_ORACLE_BF16_KERNEL").ok();
+        let allow = |k: Kernel| wanted.as_deref().is_none_or(|w| w == k.name());
+        if allow(Kernel::Amx) && amx::available() {
+            return Some(Kernel::Amx);
+        }
+        if allow(Kernel::Avx512Bf16) && avx512::available() {
+            return Some(Kernel::Avx512Bf16);
+        }
+        None
+    }
+
+    /// Every kernel this machine can run (for tests and benchmarks).
+    #[must_use]
+    pub fn all_available() -> Vec<Kernel> {
+        [(Kernel::Amx, amx::available()), (Kernel::Avx512Bf16, avx512::available())]
+            .into_iter()
+            .filter_map(|(k, ok)| ok.then_some(k))
+            .collect()
+    }
+
+    /// The name used in logs, `meta.json` and `CUBE_ORACLE_BF16_KERNEL`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Amx => "amx",
+            Kernel::Avx512Bf16 => "avx512-bf16",
+        }
+    }
+}
+
+/// A read-only strided view of an f32 matrix: element `(r, c)` is
+/// `data[offset + r·row_stride + c·col_stride]`.
+#[derive(Debug, Clone, Copy)]
+pub struct View<'a> {
+    pub data: &'a [f32],
+    pub rows: usize,
+    pub cols: usize,
+    pub offset: usize,
+    pub row_stride: isize,
+    pub col_stride: isize,
+}
+
+impl<'a> View<'a> {
+    /// A row-major `rows × cols` matrix.
+    #[must_use]
+    pub fn row_major(data: &'a [f32], rows: usize, cols: usize) -> Self {
+        Self { data, rows, cols, offset: 0, row_stride: cols as isize, col_stride: 1 }
+    }
+
+    /// The transpose (a view of the same data).
+    #[must_use]
+    pub fn t(self) -> Self {
+        Self { rows: self.cols, cols: self.rows, row_stride: self.col_stride, col_stride: self.row_stride, ..self }
+    }
+
+    fn index(&self, r: usize, c: usize) -> usize {
+        (self.offset as isize + r as isize * self.row_stride + c as isize * self.col_stride) as usize
+    }
+
+    /// Whether every element of the view lies inside `data`.
+    fn in_bounds(&self) -> bool {
+        if self.rows == 0 || self.cols == 0 {
+            return true;
+        }
+        let corners = [(0, 0), (self.rows - 1, 0), (0, self.cols - 1), (self.rows - 1, self.cols - 1)];
+        corners.iter().all(|&(r, c)| {
+            let i = self.offset as isize + r as isize * self.row_stride + c as isize * self.col_stride;
+            i >= 0 && (i as usize) < self.data.len()
+        })
+    }
+}
+
+/// `x` rounded to bfloat16 (nearest, ties to even), as its 16 bits. NaNs
+/// stay NaNs (quiet); infinities and overflow give infinities.
+#[must_use]
+pub fn bf16_bits(x: f32) -> u16 {
+    let b = x.to_bits();
+    if x.is_nan() {
+        return ((b >> 16) as u16) | 0x0040;
+    }
+    ((b + 0x7fff + ((b >> 16) & 1)) >> 16) as u16
+}
+
+/// `x` rounded to bfloat16 and widened back to f32 (exactly).
+#[must_use]
+pub fn round_bf16(x: f32) -> f32 {
+    f32::from_bits(u32::from(bf16_bits(x)) << 16)
+}
+
+fn pair(lo: f32, hi: f32) -> u32 {
+    u32::from(bf16_bits(lo)) | (u32::from(bf16_bits(hi)) << 16)
+}
+
+/// The dimensions a product is padded to.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    m: usize,
+    n: usize,
+    /// Tile blocks along `k` (32 values each).
+    blocks: usize,
+    /// Row tiles of `A` (even), column tiles of `B` (even).
+    row_tiles: usize,
+    col_tiles: usize,
+}
+
+/// `C = A·B` (`m × n`, row-major) on `kernel`, with both operands rounded
+/// to bf16 and f32 sums. Runs on the current rayon pool.
+///
+/// # Panics
+/// If `a.cols != b.rows` or a view reaches outside its data.
+#[must_use]
+pub fn matmul(kernel: Kernel, a: View<'_>, b: View<'_>) -> Vec<f32> {
+    assert_eq!(a.cols, b.rows, "inner dimensions of a matrix product must agree");
+    assert!(a.in_bounds() && b.in_bounds(), "a matrix view reaches outside its data");
+    let shape = Shape {
+        m: a.rows,
+        n: b.cols,
+        blocks: a.cols.div_ceil(BLOCK_K),
+        row_tiles: 2 * a.rows.div_ceil(2 * TILE),
+        col_tiles: 2 * b.cols.div_ceil(2 * TILE),
+    };
+    let len = shape.m * shape.n;
+    if len == 0 {
+        return Vec::new();
+    }
+    // The packed operands reuse this thread's buffers from the last
+    // product: a training step makes 21 products of up to 2 MiB each.
+    thread_local! {
+        static PACKED: RefCell<(Vec<u32>, Vec<u32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    }
+    PACKED.with_borrow_mut(|(packed_a, packed_b)| {
+        pack::pack(a, shape.row_tiles, shape.blocks, false, packed_a);
+        pack::pack(b.t(), shape.col_tiles, shape.blocks, true, packed_b);
+        let mut c = Vec::with_capacity(len);
+        multiply(kernel, packed_a, packed_b, shape, &mut c.spare_capacity_mut()[..len]);
+        // SAFETY: `multiply` wrote all `len` values (every 32-row task
+        // writes every column of its rows, whole blocks or copied edges).
+        unsafe { c.set_len(len) };
+        c
+    })
+}
+
+/// Multiplies packed operands into `c`, one task per 32 rows of `C`.
+fn multiply(kernel: Kernel, a: &[u32], b: &[u32], shape: Shape, c: &mut [MaybeUninit<f32>]) {
+    let panel = shape.blocks * TILE_LEN;
+    c.par_chunks_mut(2 * TILE * shape.n).enumerate().for_each(|(task, c_rows)| {
+        let rows = c_rows.len() / shape.n;
+        let a0 = &a[2 * task * panel..(2 * task + 1) * panel];
+        let a1 = &a[(2 * task + 1) * panel..(2 * task + 2) * panel];
+        let mut scratch = [0.0f32; 4 * TILE_LEN];
+        if kernel == Kernel::Amx {
+            amx::configure();
+        }
+        for t in (0..shape.col_tiles).step_by(2) {
+            let b0 = &b[t * panel..(t + 1) * panel];
+            let b1 = &b[(t + 1) * panel..(t + 2) * panel];
+            let cols = (shape.n - t * TILE).min(2 * TILE);
+            let whole = rows == 2 * TILE && cols == 2 * TILE;
+            let (dst, ldc) = if whole {
+                (c_rows[t * TILE..].as_mut_ptr().cast::<f32>(), shape.n)
+            } else {
+                (scratch.as_mut_ptr(), 2 * TILE)
+            };
+            // SAFETY: the operands hold `blocks` whole tiles each (sliced
+            // above), and the destination has 32 rows of at least 32
+            // values from `t·16` at row stride `ldc` (`whole`), or is the
+            // 32×32 scratch block; the kernel's CPU features were checked
+            // by `Kernel::detect`.
+            unsafe {
+                match kernel {
+                    Kernel::Amx => amx::block(a0, a1, b0, b1, shape.blocks, dst, ldc),
+                    Kernel::Avx512Bf16 => avx512::block(a0, a1, b0, b1, shape.blocks, dst, ldc),
+                }
+            }
+            if !whole {
+                for r in 0..rows {
+                    let row = &mut c_rows[r * shape.n + t * TILE..r * shape.n + t * TILE + cols];
+                    for (dst, &x) in row.iter_mut().zip(&scratch[r * 2 * TILE..r * 2 * TILE + cols]) {
+                        dst.write(x);
+                    }
+                }
+            }
+        }
+        if kernel == Kernel::Amx {
+            amx::release();
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `A·B` over bf16-rounded operands, summed in f64, and the sum of
+    /// `|a||b|` per element (the scale of an f32 summation error).
+    fn reference(a: View<'_>, b: View<'_>) -> (Vec<f64>, Vec<f64>) {
+        let (m, n, k) = (a.rows, b.cols, a.cols);
+        let mut c = vec![0.0; m * n];
+        let mut scale = vec![0.0; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                for l in 0..k {
+                    let x = f64::from(round_bf16(a.data[a.index(i, l)]));
+                    let y = f64::from(round_bf16(b.data[b.index(l, j)]));
+                    c[i * n + j] += x * y;
+                    scale[i * n + j] += (x * y).abs();
+                }
+            }
+        }
+        (c, scale)
+    }
+
+    fn values(len: usize, seed: u64) -> Vec<f32> {
+        let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        (0..len)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                ((s >> 40) as f32 / (1u64 << 24) as f32) * 4.0 - 2.0
+            })
+            .collect()
+    }
+
+    /// Packing `A` and `B` and multiplying the packed tiles by the
+    /// definition gives `A·B` on rounded operands, for every stride
+    /// orientation and ragged edges (on every machine: no bf16 unit used).
+    #[test]
+    fn packing_preserves_the_product() {
+        for (m, n, k) in [(37, 45, 70), (64, 64, 64), (5, 33, 31)] {
+            let a_data = values(m * k, 1);
+            let b_data = values(k * n, 2);
+            let views = [
+                (View::row_major(&a_data, m, k), View::row_major(&b_data, k, n)),
+                (View::row_major(&a_data, k, m).t(), View::row_major(&b_data, n, k).t()),
+            ];
+            for (a, b) in views {
+                let shape = Shape {
+                    m,
+                    n,
+                    blocks: k.div_ceil(BLOCK_K),
+                    row_tiles: 2 * m.div_ceil(2 * TILE),
+                    col_tiles: 2 * n.div_ceil(2 * TILE),
+                };
+                let (mut pa, mut pb) = (Vec::new(), Vec::new());
+                pack::pack(a, shape.row_tiles, shape.blocks, false, &mut pa);
+                pack::pack(b.t(), shape.col_tiles, shape.blocks, true, &mut pb);
+                let half = |x: u32| f64::from(f32::from_bits(x << 16));
+                let (want, scale) = reference(a, b);
+                for i in 0..m {
+                    for j in 0..n {
+                        let mut sum = 0.0;
+                        for blk in 0..shape.blocks {
+                            let ta = &pa[((i / TILE) * shape.blocks + blk) * TILE_LEN..][..TILE_LEN];
+                            let tb = &pb[((j / TILE) * shape.blocks + blk) * TILE_LEN..][..TILE_LEN];
+                            for p in 0..TILE {
+                                let x = ta[(i % TILE) * TILE + p];
+                                let y = tb[p * TILE + j % TILE];
+                                sum += half(x & 0xffff) * half(y & 0xffff) + half(x >> 16) * half(y >> 16);
+                            }
+                        }
+                        let err = (sum - want[i * n + j]).abs();
+                        assert!(
+                            err <= 1e-9 * scale[i * n + j].max(1.0),
+                            "({i}, {j}): {sum} against {}",
+                            want[i * n + j]
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every bf16 kernel this machine has computes `A·B` on rounded
+    /// operands to f32 summation accuracy, whole blocks and ragged edges.
+    #[test]
+    fn kernels_match_the_rounded_product() {
+        for kernel in Kernel::all_available() {
+            for (m, n, k) in [(37, 45, 70), (64, 96, 512), (96, 64, 33), (1, 1, 1)] {
+                let a_data = values(m * k, 3);
+                let b_data = values(k * n, 4);
+                for (a, b) in [
+                    (View::row_major(&a_data, m, k), View::row_major(&b_data, k, n)),
+                    (View::row_major(&a_data, k, m).t(), View::row_major(&b_data, n, k).t()),
+                ] {
+                    let got = matmul(kernel, a, b);
+                    let (want, scale) = reference(a, b);
+                    for (idx, (&g, (&w, &s))) in got.iter().zip(want.iter().zip(&scale)).enumerate() {
+                        let err = (f64::from(g) - w).abs();
+                        assert!(err <= 2e-6 * s.max(1e-3), "{kernel:?} {m}x{n}x{k} [{idx}]: {g} against {w}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rounding_is_to_nearest_even() {
+        // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties go to the even 1.
+        assert_eq!(round_bf16(1.0 + 1.0 / 256.0), 1.0);
+        // 1 + 3·2^-8 is halfway between 1 + 2^-7 and 1 + 2^-6: ties go to 1 + 2^-6.
+        assert_eq!(round_bf16(1.0 + 3.0 / 256.0), 1.0 + 1.0 / 64.0);
+        assert_eq!(round_bf16(1.0 + 1.0 / 256.0 + 1.0 / 4096.0), 1.0 + 1.0 / 128.0);
+        assert!(round_bf16(f32::NAN).is_nan());
+        assert_eq!(round_bf16(f32::MAX), f32::INFINITY);
+        assert_eq!(round_bf16(-0.0).to_bits(), (-0.0f32).to_bits());
+    }
+}
