@@ -5,8 +5,10 @@ harder ones. Reads the instances.csv files of `solve` sweeps.
     python3 benches/common_solved.py RUN_A@WIDTH RUN_B@WIDTH
     python3 benches/common_solved.py runs/ablation/cube3-l-5M-policy@2048 runs/ablation/cube3-l-5M-value@512
 
-Every instances.csv under RUN/solve/ is read; prints the instances solved
-by both, their mean length under each search and the optimal mean, and the
+Every instances.csv under RUN/solve/ is read, or only RUN/instances.csv
+when RUN is one solve folder (runs/x/solve/LABEL: use that form when a run
+holds evaluations of different checkpoints); prints the instances solved by
+both, their mean length under each search and the optimal mean, and the
 counts solved by only one.
 """
 import csv
@@ -17,7 +19,8 @@ import sys
 def solved(spec):
     run, width = spec.rsplit("@", 1)
     out = {}
-    for f in glob.glob(f"{run}/solve/*/instances.csv"):
+    files = [f"{run}/instances.csv"] if "/solve/" in run else glob.glob(f"{run}/solve/*/instances.csv")
+    for f in files:
         for r in csv.DictReader(open(f)):
             if r["width"] == width and r["solved"] == "true":
                 out[r["id"]] = (int(r["length"]), int(r["optimal"]))

@@ -8,7 +8,8 @@
 //!
 //! `cargo bench --bench train_throughput`
 //!
-//! `-- --peak` prints the machine's measured fp32 peak instead;
+//! `-- --peak` prints the machine's measured fp32 peak instead (and, on
+//! standard error, the peak of each bf16 unit it has);
 //! `-- --gemm` the rates of the reference network's three training
 //! products (forward, weight gradient, input gradient of a 512 → 512 layer
 //! at batch 2,080) in burn's f32 GEMM and on each bf16 unit of the machine
@@ -106,6 +107,9 @@ fn main() {
     let threads: usize = std::env::var("CUBE_ORACLE_THREADS").ok().and_then(|s| s.parse().ok()).unwrap_or(2);
     if std::env::args().any(|a| a == "--peak") {
         println!("{:.1}", peak_gflops(threads));
+        for k in Kernel::all_available() {
+            eprintln!("{} peak: {:.1} GFLOP/s", k.name(), k.peak_gflops(threads));
+        }
         return;
     }
     cube_oracle::learn::training::set_threads(Some(threads));

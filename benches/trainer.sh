@@ -17,10 +17,10 @@
 #   bash benches/trainer.sh configs/cube3-reference.toml 150 3 \
 #       f32=target/release/train bf16=target/release/train@bf16
 set -euo pipefail
-config=$(realpath "$1"); steps=$2; rounds=$3; shift 3
+config_arg=$1; config=$(realpath "$1"); steps=$2; rounds=$3; shift 3
 scratch=$(mktemp -d); trap 'rm -rf "$scratch"' EXIT
 echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) cores; $(date -u +%F)"
-echo "# config $1, $steps steps, $rounds rounds; mean samples/s after step 50"
+echo "# config $config_arg, $steps steps, $rounds rounds; mean samples/s after step 50"
 declare -A total
 for round in $(seq 1 "$rounds"); do
   for variant in "$@"; do

@@ -25,7 +25,7 @@ use burn::backend::autodiff::ops::{Backward, Ops, OpsKind};
 use burn::backend::ops::FloatTensorOps;
 use burn::backend::tensor::FloatTensor;
 use burn::backend::{Autodiff, Backend, Dispatch, Flex, backend_extension};
-use burn::tensor::{Shape, Tensor, TensorData};
+use burn::tensor::{Bytes, DType, Shape, Tensor, TensorData};
 use std::sync::OnceLock;
 
 /// The bf16 unit the products run on, `None` for rounded operands in
@@ -121,17 +121,12 @@ fn view(t: &Primitive) -> View<'_> {
     View { data: t.storage::<f32>(), rows, cols, offset: layout.start_offset(), row_stride, col_stride }
 }
 
-/// A contiguous copy with every value rounded to bf16.
+/// A copy with every value rounded to bf16, in the same layout (a
+/// transposed view stays one, so the f32 GEMM sees the strides it would
+/// have seen): the whole storage is rounded, one vectorisable pass.
 fn rounded(t: &Primitive) -> Primitive {
-    let v = view(t);
-    let values: Vec<f32> = (0..v.rows)
-        .flat_map(|r| (0..v.cols).map(move |c| (r, c)))
-        .map(|(r, c)| {
-            let i = v.offset as isize + r as isize * v.row_stride + c as isize * v.col_stride;
-            gemm::round_bf16(v.data[i as usize])
-        })
-        .collect();
-    <Primitive>::from_data(TensorData::new(values, Shape::from(vec![v.rows, v.cols])))
+    let values: Vec<f32> = t.storage::<f32>().iter().map(|&x| gemm::round_bf16(x)).collect();
+    <Primitive>::new(Bytes::from_elems(values), t.layout().clone(), DType::F32)
 }
 
 #[cfg(test)]

@@ -134,3 +134,25 @@ pub(super) unsafe fn block(a0: &[u32], a1: &[u32], b0: &[u32], b1: &[u32], block
         );
     }
 }
+
+/// Multiply-add FLOPs of `iters` rounds of four independent `TDPBF16PS`
+/// on tiles already loaded (the unit's peak, for benchmarks).
+///
+/// # Safety
+/// AMX is [`available`] and [`configure`] ran on this thread.
+pub(super) unsafe fn spin(iters: u64) -> f64 {
+    // SAFETY: the caller's contract; the tiles hold whatever they hold.
+    unsafe {
+        asm!("tilezero tmm0", "tilezero tmm1", "tilezero tmm2", "tilezero tmm3", options(nostack, nomem));
+        for _ in 0..iters {
+            asm!(
+                "tdpbf16ps tmm0, tmm4, tmm6",
+                "tdpbf16ps tmm1, tmm4, tmm7",
+                "tdpbf16ps tmm2, tmm5, tmm6",
+                "tdpbf16ps tmm3, tmm5, tmm7",
+                options(nostack, nomem)
+            );
+        }
+    }
+    (iters * 4 * 16 * 16 * 32 * 2) as f64
+}

@@ -84,3 +84,29 @@ unsafe fn strip(a: &[u32], row0: usize, b0: &[u32], b1: &[u32], blocks: usize, c
         }
     }
 }
+
+/// Multiply-add FLOPs of `iters` rounds of twelve independent `VDPBF16PS`
+/// (the instruction's peak, for benchmarks).
+///
+/// # Safety
+/// [`available`] is true.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bf16")]
+pub(super) unsafe fn spin(iters: u64) -> f64 {
+    let x = _mm512_set1_epi32(0x3a83_3a83);
+    // SAFETY: a bit-for-bit reinterpretation of 64 bytes.
+    let x = unsafe { std::mem::transmute::<__m512i, __m512bh>(x) };
+    let mut acc = [_mm512_setzero_ps(); 12];
+    for _ in 0..iters {
+        for a in &mut acc {
+            *a = _mm512_dpbf16_ps(*a, x, x);
+        }
+    }
+    std::hint::black_box(acc);
+    (iters * 12 * 32 * 2) as f64
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub(super) unsafe fn spin(_: u64) -> f64 {
+    unreachable!("AVX512-BF16 is never available off x86-64")
+}

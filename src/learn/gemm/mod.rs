@@ -36,6 +36,9 @@ mod amx {
     pub(super) unsafe fn block(_: &[u32], _: &[u32], _: &[u32], _: &[u32], _: usize, _: *mut f32, _: usize) {
         unreachable!("AMX is never available off x86-64")
     }
+    pub(super) unsafe fn spin(_: u64) -> f64 {
+        unreachable!("AMX is never available off x86-64")
+    }
 }
 
 use rayon::prelude::*;
@@ -85,6 +88,37 @@ impl Kernel {
             .into_iter()
             .filter_map(|(k, ok)| ok.then_some(k))
             .collect()
+    }
+
+    /// The unit's measured peak in GFLOP/s on `threads` threads:
+    /// independent multiply-adds with no memory traffic (for benchmarks,
+    /// which quote rates against it).
+    #[must_use]
+    pub fn peak_gflops(self, threads: usize) -> f64 {
+        let iters: u64 = match self {
+            Kernel::Amx => 20_000_000,
+            Kernel::Avx512Bf16 => 100_000_000,
+        };
+        let start = std::time::Instant::now();
+        let flops: f64 = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|_| {
+                    s.spawn(move || match self {
+                        Kernel::Amx => {
+                            amx::configure();
+                            // SAFETY: AMX is available (this kernel was detected) and configured.
+                            let f = unsafe { amx::spin(iters) };
+                            amx::release();
+                            f
+                        }
+                        // SAFETY: AVX512-BF16 is available (this kernel was detected).
+                        Kernel::Avx512Bf16 => unsafe { avx512::spin(iters) },
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap_or(0.0)).sum()
+        });
+        flops / start.elapsed().as_secs_f64() / 1e9
     }
 
     /// The name used in logs, `meta.json` and `CUBE_ORACLE_BF16_KERNEL`.
