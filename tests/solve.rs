@@ -190,7 +190,7 @@ fn without_run_the_shipped_default_oracle_solves_a_deepcubea_cube() {
     let facelets = text.lines().nth(1).unwrap().split('\t').nth(1).unwrap().to_string();
     let label = format!("test-default-run-{}", std::process::id());
     let (code, out, err) = solve_cli(&["--facelets", &facelets, "--label", &label]);
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("runs/cube3-gpu/solve").join(&label);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("runs/cube3-q-long/solve").join(&label);
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("width 1024:") && out.contains("HTM; verified"), "{out}");

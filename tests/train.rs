@@ -138,7 +138,16 @@ fn resuming_gives_the_same_metrics_as_an_uninterrupted_run() {
             );
         }
     }
-    // Resuming a finished run is a no-op that keeps its files.
+    // meta.json has one entry per leg, each with the steps it covered.
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("legs").join("meta.json")).unwrap()).unwrap();
+    let spans: Vec<(u64, u64)> = meta["legs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["started_at_step"].as_u64().unwrap(), l["ended_at_step"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(spans, [(0, 17), (17, 40)], "{meta:#}");
     std::fs::remove_dir_all(&out).unwrap();
 }
 

@@ -44,7 +44,7 @@ use std::time::Duration;
 #[command(group(ArgGroup::new("input").required(true).args(["facelets", "scramble", "testset", "random", "board", "distance_table", "runs"])))]
 struct Args {
     /// The trained run directory (its config.toml and newest checkpoint);
-    /// default: the shipped oracle, runs/cube3-gpu.
+    /// default: the shipped oracle, runs/cube3-q-long.
     #[arg(long)]
     run: Option<PathBuf>,
     /// Search method: beam (default), astar, idastar, rbfs, ids, bfs, greedy, ucs; local search: hill-climbing, first-choice, annealing; parberry (sliding puzzles of any width up to 256).
@@ -148,14 +148,14 @@ struct Args {
     cooling: Option<f64>,
 }
 
-/// The oracle `solve` uses without `--run`: the best shipped one (the
-/// GPU-trained run of issue #14; see runs/README.md).
-const DEFAULT_RUN: &str = "runs/cube3-gpu";
+/// The oracle `solve` uses without `--run`: the best shipped one (reference
+/// v2 of issue #13, a Q-distance oracle; see runs/README.md).
+const DEFAULT_RUN: &str = "runs/cube3-q-long";
 
 /// Where classical results go without `--out`.
 const CLASSICAL_OUT: &str = "runs/classical";
 
-/// The shipped default oracle: `runs/cube3-gpu` in the working directory,
+/// The shipped default oracle: `runs/cube3-q-long` in the working directory,
 /// else in the source tree this binary was built from.
 fn default_run() -> PathBuf {
     let local = PathBuf::from(DEFAULT_RUN);

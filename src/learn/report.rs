@@ -25,13 +25,23 @@ fn unix_now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
-/// Run metadata, rewritten atomically at the start and end of every leg.
+/// Run metadata, rewritten atomically at the start and end of every leg and
+/// at every checkpoint, so that a leg killed without warning (SIGKILL, a
+/// lost machine) is recorded up to the checkpoint the next leg resumes from.
 pub(super) struct Meta {
     value: serde_json::Value,
 }
 
 impl Meta {
-    pub(super) fn new(cfg: &TrainConfig, opts: &TrainOptions, inputs: usize, moves: usize, resumed: bool) -> Self {
+    /// `start_step` is the step this leg starts (or resumes) at.
+    pub(super) fn new(
+        cfg: &TrainConfig,
+        opts: &TrainOptions,
+        inputs: usize,
+        moves: usize,
+        resumed: bool,
+        start_step: u64,
+    ) -> Self {
         let versions: serde_json::Map<String, serde_json::Value> =
             dependency_versions().into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
         let value = json!({
@@ -58,6 +68,7 @@ impl Meta {
             "total_steps": cfg.total_steps(),
             "leg_started_unix": unix_now(),
             "leg_resumed": resumed,
+            "leg_started_at_step": start_step,
         });
         Self { value }
     }
@@ -76,10 +87,17 @@ impl Meta {
             "git_revision": self.value["git_revision"],
             "device": self.value["device"],
             "matmul": self.value["matmul"],
+            "started_at_step": self.value["leg_started_at_step"],
             "ended_at_step": state.step,
         });
+        // This leg's entry is the last one if it has the same start (second
+        // and step): two short legs can start within one second, but a
+        // resumed leg starts at a later step than the leg before it.
+        let same_leg = |last: &serde_json::Value| {
+            last["started_unix"] == leg["started_unix"] && last["started_at_step"] == leg["started_at_step"]
+        };
         match legs.last_mut() {
-            Some(last) if last["started_unix"] == leg["started_unix"] => *last = leg,
+            Some(last) if same_leg(last) => *last = leg,
             _ => legs.push(leg),
         }
         let mut v = self.value.clone();

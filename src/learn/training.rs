@@ -297,7 +297,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
 
     let total = cfg.total_steps();
     let stop_at = opts.max_steps_this_leg.map_or(total, |n| (state.step + n).min(total));
-    let meta = report::Meta::new(cfg, opts, inputs, moves, resumed);
+    let meta = report::Meta::new(cfg, opts, inputs, moves, resumed, state.step);
     meta.write(&dir, &state, false)?;
 
     let bar = progress_bar(opts.progress, total, state.step);
@@ -354,6 +354,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         }
         if state.step.is_multiple_of(cfg.train.checkpoint_every) || last {
             save_checkpoint(&ckpt_dir, &model, &optim, &state, &snapshot)?;
+            meta.write(&dir, &state, false)?;
         }
         bar.set_position(state.step);
     }
