@@ -31,6 +31,20 @@ pub enum TableError {
         /// What is wrong with it.
         rule: String,
     },
+    /// A log that ends before the step its run's checkpoint says it reached.
+    #[error(
+        "{} ends at {last}, but the run's checkpoint logged rows up to step {expected}: resuming would leave \
+         a gap in its history",
+        path.display()
+    )]
+    Gap {
+        /// The log.
+        path: PathBuf,
+        /// Where the file's rows end, in words.
+        last: String,
+        /// The step of the last row the log should hold.
+        expected: u64,
+    },
     /// Rows whose columns are not the log's header.
     #[error("columns {columns:?} do not match the header {header:?}")]
     Columns {
@@ -123,6 +137,15 @@ pub struct CsvLog {
     header: Vec<String>,
 }
 
+/// What [`CsvLog::resume`] dropped.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Resumed {
+    /// Rows logged after the checkpoint's step.
+    pub after: usize,
+    /// The start of a last line cut off in the middle (no final newline).
+    pub torn: Option<String>,
+}
+
 impl CsvLog {
     /// A new log at `path` with `header` (a file already there is an error:
     /// a new run never writes over an old log).
@@ -137,13 +160,17 @@ impl CsvLog {
     /// Continues the log at `path` for a run resumed at step `step`: rows
     /// logged after `step` (written before a crash, and about to be logged
     /// again) are dropped, and so is a torn last line (no final newline).
-    /// Returns the log and the number of rows dropped.
+    /// `expected` is the step of the last rows the log must still hold and
+    /// how many rows each logged step has (`None`: no rows yet); a log that
+    /// ends before that step, or with fewer rows of it, is refused before
+    /// anything is written.
+    /// Returns the log and what was dropped.
     ///
     /// # Errors
-    /// The file cannot be read, is not UTF-8, has another header, or has a
-    /// row whose first field is not a step number: the message names the
-    /// file and line. Nothing is written then.
-    pub fn resume(path: &Path, header: &[&str], step: u64) -> Result<(Self, usize)> {
+    /// The file cannot be read, is not UTF-8, has another header, has a row
+    /// whose first field is not a step number, or ends before `expected`:
+    /// the message names the file (and line). Nothing is written then.
+    pub fn resume(path: &Path, header: &[&str], step: u64, expected: Option<(u64, usize)>) -> Result<(Self, Resumed)> {
         let bytes = std::fs::read(path).map_err(FileError::at("reading", path))?;
         let line_error = |line: usize, rule: String| TableError::Line { path: path.to_path_buf(), line, rule };
         let text = match std::str::from_utf8(&bytes) {
@@ -153,23 +180,31 @@ impl CsvLog {
                 return Err(line_error(line, "not UTF-8 text".into()));
             }
         };
-        let expected = header.join(",");
+        let expected_header = header.join(",");
         let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
-        let mut dropped = 0;
+        let mut resumed = Resumed::default();
         if lines.last().is_some_and(|l| !l.ends_with('\n')) && lines.len() > 1 {
-            lines.pop();
-            dropped += 1;
+            let torn = lines.pop().unwrap_or_default();
+            resumed.torn = Some(torn.chars().take(40).collect());
         }
         match lines.first().map(|l| l.trim_end_matches(['\n', '\r'])) {
-            Some(first) if first == expected => {}
+            Some(first) if first == expected_header => {}
             Some(first) => {
-                return Err(line_error(1, format!("header `{first}`, expected `{expected}`; refusing to mix formats")));
+                let first: String = first.chars().take(200).collect();
+                return Err(line_error(
+                    1,
+                    format!("header `{first}`, expected `{expected_header}`; refusing to mix formats"),
+                ));
             }
-            None => return Err(line_error(1, format!("the file is empty (expected the header `{expected}`)"))),
+            None => {
+                return Err(line_error(1, format!("the file is empty (expected the header `{expected_header}`)")));
+            }
         }
         let mut kept = String::with_capacity(text.len());
-        kept.push_str(&expected);
+        kept.push_str(&expected_header);
         kept.push('\n');
+        // Rows per logged step, in order: (step, rows).
+        let mut groups: Vec<(u64, usize)> = Vec::new();
         for (i, line) in lines.iter().enumerate().skip(1) {
             let line = line.trim_end_matches(['\n', '\r']);
             let first = line.split(',').next().unwrap_or("");
@@ -186,14 +221,32 @@ impl CsvLog {
             if row_step <= step {
                 kept.push_str(line);
                 kept.push('\n');
+                match groups.last_mut() {
+                    Some((s, n)) if *s == row_step => *n += 1,
+                    _ => groups.push((row_step, 1)),
+                }
             } else {
-                dropped += 1;
+                resumed.after += 1;
+            }
+        }
+        let torn = if resumed.torn.is_some() { " (its last line is cut off)" } else { "" };
+        let gap =
+            |last: String| TableError::Gap { path: path.to_path_buf(), last, expected: expected.map_or(0, |(s, _)| s) };
+        if let Some((expected, rows)) = expected {
+            match groups.last() {
+                None => return Err(gap(format!("its header{torn}"))),
+                Some(&(last, _)) if last < expected => return Err(gap(format!("step {last}{torn}"))),
+                Some(&(last, n)) if n < rows => {
+                    return Err(gap(format!("step {last}, with {n} of its {rows} rows{torn}")));
+                }
+                _ => {}
             }
         }
         if kept.len() != text.len() {
             write_atomic(path, kept.as_bytes())?;
         }
-        Ok((Self { path: path.to_path_buf(), header: header.iter().map(|s| s.to_string()).collect() }, dropped))
+        let log = Self { path: path.to_path_buf(), header: header.iter().map(|s| s.to_string()).collect() };
+        Ok((log, resumed))
     }
 
     /// Starts the log at `path` afresh, keeping the old file (if any) beside
@@ -287,8 +340,8 @@ mod tests {
         assert_eq!(text.lines().nth(2).unwrap(), "2,0.5,t2");
         assert!(CsvLog::create(&path, &H).is_err(), "a new log never replaces an old one");
         // Resuming at step 2 drops the two rows logged after it.
-        let (mut again, dropped) = CsvLog::resume(&path, &H, 2).unwrap();
-        assert_eq!(dropped, 2);
+        let (mut again, dropped) = CsvLog::resume(&path, &H, 2, Some((2, 1))).unwrap();
+        assert_eq!(dropped, Resumed { after: 2, torn: None });
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().count(), 3);
         again
             .append(vec![
@@ -298,7 +351,7 @@ mod tests {
             ])
             .unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap().lines().last().unwrap(), "3,,x");
-        let e = CsvLog::resume(&path, &["step", "other"], 3).unwrap_err().to_string();
+        let e = CsvLog::resume(&path, &["step", "other"], 3, Some((3, 1))).unwrap_err().to_string();
         assert!(e.contains("line 1") && e.contains("refusing"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -315,16 +368,16 @@ mod tests {
         let at = good.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(2).unwrap().0 + 3;
         bad[at] = 0xff;
         std::fs::write(&path, &bad).unwrap();
-        let e = CsvLog::resume(&path, &H, 5).unwrap_err().to_string();
+        let e = CsvLog::resume(&path, &H, 5, Some((5, 1))).unwrap_err().to_string();
         assert!(e.contains("line 4") && e.contains("not UTF-8"), "{e}");
         assert_eq!(std::fs::read(&path).unwrap(), bad, "the unreadable log is left as it was");
         // A row that is not a step.
         std::fs::write(&path, b"step,loss,tag\n1,1,t1\nxx,2,t2\n").unwrap();
-        let e = CsvLog::resume(&path, &H, 5).unwrap_err().to_string();
+        let e = CsvLog::resume(&path, &H, 5, Some((5, 1))).unwrap_err().to_string();
         assert!(e.contains("line 3") && e.contains("`xx` is not a step number"), "{e}");
         // A missing log.
         std::fs::remove_file(&path).unwrap();
-        assert!(CsvLog::resume(&path, &H, 5).unwrap_err().to_string().contains("reading"));
+        assert!(CsvLog::resume(&path, &H, 5, Some((5, 1))).unwrap_err().to_string().contains("reading"));
         // Starting afresh keeps the old file beside the new one.
         std::fs::write(&path, &bad).unwrap();
         let (_, kept) = CsvLog::restart(&path, &H).unwrap();
@@ -333,9 +386,22 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "step,loss,tag\n");
         // A torn last line (a crash inside a write) is dropped and counted.
         std::fs::write(&path, b"step,loss,tag\n1,1,t1\n2,0.5,t").unwrap();
-        let (_, dropped) = CsvLog::resume(&path, &H, 5).unwrap();
-        assert_eq!(dropped, 1);
+        let (_, dropped) = CsvLog::resume(&path, &H, 5, Some((1, 1))).unwrap();
+        assert_eq!(dropped, Resumed { after: 0, torn: Some("2,0.5,t".into()) });
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "step,loss,tag\n1,1,t1\n");
+        // A log that ends before the checkpoint's last row is refused, and left as it was.
+        std::fs::write(&path, b"step,loss,tag\n1,1,t1\n2,0.5,t").unwrap();
+        let e = CsvLog::resume(&path, &H, 5, Some((5, 1))).unwrap_err().to_string();
+        assert!(e.contains("ends at step 1 (its last line is cut off)") && e.contains("up to step 5"), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"step,loss,tag\n1,1,t1\n2,0.5,t");
+        // As is one whose last step has fewer rows than each step logs (per-depth logs).
+        std::fs::write(&path, b"step,loss,tag\n1,1,a\n1,1,b\n2,1,a\n").unwrap();
+        let e = CsvLog::resume(&path, &H, 2, Some((2, 2))).unwrap_err().to_string();
+        assert!(e.contains("ends at step 2, with 1 of its 2 rows"), "{e}");
+        // A clean cut is refused too.
+        std::fs::write(&path, b"step,loss,tag\n1,1,t1\n").unwrap();
+        let e = CsvLog::resume(&path, &H, 5, Some((5, 1))).unwrap_err().to_string();
+        assert!(e.contains("ends at step 1,"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

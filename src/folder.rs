@@ -52,6 +52,18 @@ pub enum FolderError {
         /// The folder.
         dir: PathBuf,
     },
+    /// The path exists and is something this tool did not make.
+    #[error(
+        "{} exists and is not an output folder that solve made ({why}); refusing to replace it: \
+         choose another --label or --out",
+        dir.display()
+    )]
+    NotOurs {
+        /// The path.
+        dir: PathBuf,
+        /// What it is.
+        why: &'static str,
+    },
     /// A file-system operation failed.
     #[error(transparent)]
     File(#[from] FileError),
@@ -89,18 +101,23 @@ pub fn sanitize(text: &str) -> String {
 }
 
 /// An advisory lock on one folder, held until dropped (or the process
-/// ends). Dropping it removes the lock file while still holding the lock;
-/// a process that opened the old file meanwhile sees, after locking it,
-/// that the path no longer names that file, and starts over.
+/// ends). Dropping an exclusive lock removes the lock file while still
+/// holding the lock; a process that opened the old file meanwhile sees,
+/// after locking it, that the path no longer names that file, and starts
+/// over. A shared lock removes the file only when it can make itself the
+/// sole holder.
 #[derive(Debug)]
 pub struct FolderLock {
-    _file: File,
+    file: File,
     path: PathBuf,
+    shared: bool,
 }
 
 impl Drop for FolderLock {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        if !self.shared || self.file.try_lock().is_ok() {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }
 
@@ -113,12 +130,30 @@ fn still_named(file: &File, path: &Path) -> bool {
     }
 }
 
-/// Takes the lock of folder `dir` (the folder itself need not exist; its
-/// parent is created). Never waits.
+/// Takes the exclusive lock of folder `dir` (the folder itself need not
+/// exist; its parent is created). Never waits. `train` holds it on its run,
+/// `solve` on its output folder.
 ///
 /// # Errors
-/// [`FolderError::Locked`] naming the holder, or an I/O error.
+/// [`FolderError::Locked`] naming the holder (for a run, every `solve`
+/// writing under it), or an I/O error.
 pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
+    acquire(dir, false)
+}
+
+/// Takes a shared lock of run `dir`: any number of `solve`s may hold one
+/// while they read the run or write under it, and `train` cannot take its
+/// exclusive lock (to resume or overwrite the run) meanwhile, nor they while
+/// `train` holds it.
+///
+/// # Errors
+/// [`FolderError::Locked`] naming the `train` that holds the run, or an I/O
+/// error.
+pub fn lock_shared(dir: &Path) -> Result<FolderLock, FolderError> {
+    acquire(dir, true)
+}
+
+fn acquire(dir: &Path, shared: bool) -> Result<FolderLock, FolderError> {
     let path = sibling(dir, ".", ".lock");
     if let Some(parent) = path.parent()
         && !parent.as_os_str().is_empty()
@@ -133,14 +168,18 @@ pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
             .truncate(false)
             .open(&path)
             .map_err(io("opening the lock file", &path))?;
-        match file.try_lock() {
+        let tried = if shared { file.try_lock_shared() } else { file.try_lock() };
+        match tried {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
-                let mut holder = String::new();
-                let _ = file.read_to_string(&mut holder);
-                let holder = holder.trim();
-                let holder = if holder.is_empty() { "holder unknown".to_string() } else { holder.to_string() };
-                return Err(FolderError::Locked { dir: dir.to_path_buf(), holder });
+                let mut stamp = String::new();
+                let _ = file.read_to_string(&mut stamp);
+                let mut holders = if shared { Vec::new() } else { writers_under(dir) };
+                if holders.is_empty() {
+                    let stamp = stamp.trim();
+                    holders.push(if stamp.is_empty() { "holder unknown".to_string() } else { stamp.to_string() });
+                }
+                return Err(FolderError::Locked { dir: dir.to_path_buf(), holder: holders.join("; ") });
             }
             Err(TryLockError::Error(e)) => return Err(io("locking", &path)(e)),
         }
@@ -148,13 +187,44 @@ pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
             // The previous holder removed this file as we opened it.
             continue;
         }
-        let stamp = format!("pid {}, started {}", std::process::id(), utc_now());
-        file.set_len(0).map_err(io("writing", &path))?;
-        file.rewind().map_err(io("writing", &path))?;
-        file.write_all(stamp.as_bytes()).map_err(io("writing", &path))?;
-        return Ok(FolderLock { _file: file, path });
+        if !shared {
+            let stamp = format!("{} pid {}, started {}", program(), std::process::id(), utc_now());
+            file.set_len(0).map_err(io("writing", &path))?;
+            file.rewind().map_err(io("writing", &path))?;
+            file.write_all(stamp.as_bytes()).map_err(io("writing", &path))?;
+        }
+        return Ok(FolderLock { file, path, shared });
     }
     Err(FolderError::Locked { dir: dir.to_path_buf(), holder: "the lock file keeps changing".to_string() })
+}
+
+/// The processes writing output folders directly under `dir` or under
+/// `dir/solve` (their locks are held), as "<stamp> (writing <folder>)".
+fn writers_under(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for sub in [dir.to_path_buf(), dir.join("solve")] {
+        let Ok(entries) = std::fs::read_dir(&sub) else { continue };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            let Some(folder) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".lock")) else { continue };
+            let Ok(mut file) = File::open(entry.path()) else { continue };
+            if matches!(file.try_lock_shared(), Err(TryLockError::WouldBlock)) {
+                let mut stamp = String::new();
+                let _ = file.read_to_string(&mut stamp);
+                found.push(format!("{} (writing {})", stamp.trim(), sub.join(folder).display()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// This program's name (`train`, `solve`, …), for lock stamps.
+fn program() -> String {
+    std::env::args_os()
+        .next()
+        .and_then(|a| Path::new(&a).file_stem().map(|s| s.to_string_lossy().to_string()))
+        .unwrap_or_else(|| "a process".to_string())
 }
 
 /// The current time as `YYYY-MM-DD HH:MM:SS UTC`.
@@ -184,6 +254,73 @@ pub enum IfExists {
     Replace,
 }
 
+/// The marker file every output folder carries: which tool made it and
+/// whether it was finished. Only folders with it (or, for folders written
+/// before markers existed, holding nothing but `solve`'s own tables and
+/// plots) are ever replaced.
+pub const MARKER: &str = ".cube-oracle-output";
+
+/// What an existing path at an output folder's place is.
+enum Found {
+    /// A finished output folder of this tool.
+    Finished,
+    /// An output folder whose writer stopped before finishing it.
+    Interrupted,
+    /// Anything else, with what it is.
+    Foreign(&'static str),
+}
+
+fn classify(target: &Path) -> Found {
+    let Ok(meta) = std::fs::symlink_metadata(target) else { return Found::Foreign("it cannot be read") };
+    if !meta.is_dir() {
+        return Found::Foreign(if meta.file_type().is_symlink() {
+            "it is a symbolic link"
+        } else {
+            "it is not a folder"
+        });
+    }
+    if crate::rundir::is_run(target) {
+        return Found::Foreign("it is a training run");
+    }
+    match std::fs::read_to_string(target.join(MARKER)) {
+        Ok(text) if text.lines().any(|l| l == "state = complete") => Found::Finished,
+        Ok(_) => Found::Interrupted,
+        Err(_) if made_before_markers(target) => Found::Finished,
+        Err(_) => Found::Foreign("it has no output marker and holds files solve does not write"),
+    }
+}
+
+/// A folder from before markers: `summary.csv` and nothing but CSV tables,
+/// and PNG and SVG plots (loose or in `plots/`), or temporaries of them.
+fn made_before_markers(dir: &Path) -> bool {
+    fn ours(path: &Path, plots_only: bool) -> bool {
+        let Ok(entries) = std::fs::read_dir(path) else { return false };
+        entries.flatten().all(|e| {
+            let name = e.file_name().to_string_lossy().to_string();
+            let Ok(kind) = e.file_type() else { return false };
+            if kind.is_dir() {
+                return !plots_only && name == "plots" && ours(&e.path(), true);
+            }
+            let table = !plots_only && name.ends_with(".csv");
+            let temporary = name.contains(".tmp") || name.contains(".partial-");
+            kind.is_file() && (table || name.ends_with(".png") || name.ends_with(".svg") || temporary)
+        })
+    }
+    dir.join("summary.csv").is_file() && ours(dir, false)
+}
+
+fn write_marker(dir: &Path, complete: bool) -> Result<(), FolderError> {
+    let state = if complete { "complete" } else { "incomplete" };
+    let text = format!("made by = {}\nstate = {state}\nat = {}\n", program(), utc_now());
+    Ok(crate::rundir::write_atomic(&dir.join(MARKER), text.as_bytes())?)
+}
+
+/// The run a folder under `parent` belongs to: `parent` itself (classical
+/// results written into a run with `--out`) or its parent (`<run>/solve`).
+fn enclosing_run(parent: &Path) -> Option<PathBuf> {
+    [Some(parent), parent.parent()].into_iter().flatten().find(|p| crate::rundir::is_run(p)).map(Path::to_path_buf)
+}
+
 /// A claimed output folder: locked, and either new or staged beside the
 /// folder it will replace.
 #[derive(Debug)]
@@ -192,33 +329,52 @@ pub struct Output {
     work: PathBuf,
     committed: bool,
     _lock: FolderLock,
+    _run: Option<FolderLock>,
 }
 
 impl Output {
     /// Claims folder `name` under `parent` (`what` is the flag that named
-    /// it, for messages): checks the name, takes the lock, tidies what an
-    /// interrupted earlier claim left, and prepares the folder to write.
+    /// it, for messages): checks the name, takes the lock (and a shared lock
+    /// of the run it lies in, if any), tidies what an interrupted earlier
+    /// claim left, and prepares the folder to write. Only an output folder
+    /// of this tool is replaced; one that an interrupted run left unfinished
+    /// is kept, renamed `<name>.interrupted` (numbered if taken), and never
+    /// blocks the name.
     ///
     /// # Errors
     /// A bad name, a lock held by another process, an existing folder with
-    /// [`IfExists::Refuse`], or an I/O error.
+    /// [`IfExists::Refuse`], anything at the name that this tool did not
+    /// make, or an I/O error.
     pub fn claim(parent: &Path, name: &str, what: &str, if_exists: IfExists) -> Result<Self, FolderError> {
         check_name(what, name)?;
         let target = parent.join(name);
+        let run = enclosing_run(parent).map(|r| lock_shared(&r)).transpose()?;
         let lock = lock(&target)?;
         recover(&target)?;
-        let work = if target.exists() {
-            if if_exists == IfExists::Refuse {
-                return Err(FolderError::Exists { dir: target });
+        let found = std::fs::symlink_metadata(&target).is_ok().then(|| classify(&target));
+        let work = match found {
+            Some(Found::Foreign(why)) => return Err(FolderError::NotOurs { dir: target, why }),
+            Some(Found::Finished) if if_exists == IfExists::Refuse => return Err(FolderError::Exists { dir: target }),
+            Some(Found::Finished) => {
+                let work = sibling(&target, ".", &format!(".new-{}", std::process::id()));
+                std::fs::create_dir_all(&work).map_err(io("creating", &work))?;
+                work
             }
-            let work = sibling(&target, ".", &format!(".new-{}", std::process::id()));
-            std::fs::create_dir_all(&work).map_err(io("creating", &work))?;
-            work
-        } else {
-            std::fs::create_dir_all(&target).map_err(io("creating", &target))?;
-            target.clone()
+            Some(Found::Interrupted) | None => {
+                if matches!(found, Some(Found::Interrupted)) {
+                    let kept = keep_interrupted(&target)?;
+                    eprintln!(
+                        "{} was left unfinished by an interrupted run: kept as {}",
+                        target.display(),
+                        kept.display()
+                    );
+                }
+                std::fs::create_dir_all(&target).map_err(io("creating", &target))?;
+                target.clone()
+            }
         };
-        Ok(Self { target, work, committed: false, _lock: lock })
+        write_marker(&work, false)?;
+        Ok(Self { target, work, committed: false, _lock: lock, _run: run })
     }
 
     /// Where to write the results now: the folder itself when it is new,
@@ -228,13 +384,14 @@ impl Output {
         &self.work
     }
 
-    /// Swaps staged results in (the old folder is removed only after the
-    /// new one is in place); returns the folder. A new folder needs nothing.
+    /// Marks the results finished and swaps staged ones in (the old folder
+    /// is removed only after the new one is in place); returns the folder.
     ///
     /// # Errors
     /// An I/O error; the old folder is then still in place or restorable.
     pub fn commit(mut self) -> Result<PathBuf, FolderError> {
         self.committed = true;
+        write_marker(&self.work, true)?;
         if self.work != self.target {
             let old = sibling(&self.target, ".", &format!(".old-{}", std::process::id()));
             std::fs::rename(&self.target, &old).map_err(io("moving aside", &self.target))?;
@@ -248,18 +405,39 @@ impl Output {
     }
 }
 
+/// Renames an unfinished output folder to `<name>.interrupted` (or
+/// `<name>.interrupted-2`, …), out of the way of the new one.
+fn keep_interrupted(target: &Path) -> Result<PathBuf, FolderError> {
+    let mut k = 1;
+    loop {
+        let tag = if k == 1 { ".interrupted".to_string() } else { format!(".interrupted-{k}") };
+        let kept = sibling(target, "", &tag);
+        if std::fs::symlink_metadata(&kept).is_err() {
+            std::fs::rename(target, &kept).map_err(io("renaming an unfinished folder", target))?;
+            return Ok(kept);
+        }
+        k += 1;
+    }
+}
+
 impl Drop for Output {
     /// A claim dropped without a commit (an error) removes its staging
     /// folder (the old folder was never touched), or a new folder it left
-    /// empty (`remove_dir` removes nothing else), so a failed run does not
-    /// block the label.
+    /// empty but for its marker, so a failed run does not block the label;
+    /// a new folder with results in it keeps them, marked unfinished.
     fn drop(&mut self) {
         if self.work != self.target {
             if self.work.exists() {
                 let _ = std::fs::remove_dir_all(&self.work);
             }
         } else if !self.committed {
-            let _ = std::fs::remove_dir(&self.work);
+            let only_marker = std::fs::read_dir(&self.work)
+                .map(|entries| entries.flatten().all(|e| e.file_name() == MARKER))
+                .unwrap_or(false);
+            if only_marker {
+                let _ = std::fs::remove_file(self.work.join(MARKER));
+                let _ = std::fs::remove_dir(&self.work);
+            }
         }
     }
 }

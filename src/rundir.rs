@@ -1,9 +1,10 @@
 //! Run directories and safe file writing.
 //!
 //! A run owns `runs/<name>/`. Creating a run refuses an existing directory
-//! unless the caller asked to resume it or to overwrite it; overwriting
-//! first moves the old directory aside and only deletes it once the new one
-//! exists, so a crash never leaves neither. Files that must never be seen
+//! unless the caller asked to resume it or to overwrite it, and only a run
+//! `train` made ([`is_run`]) is ever resumed or replaced; overwriting moves
+//! the old run aside and deletes it only once the new run has written its
+//! first checkpoint, so a failure or a crash before that puts it back. Files that must never be seen
 //! half-written (configs, checkpoints, summaries) go through
 //! [`write_atomic`]: a temporary file in the same folder, flushed to disk,
 //! then renamed over the target.
@@ -51,6 +52,16 @@ pub enum RunDirError {
         /// The run directory.
         dir: PathBuf,
     },
+    /// The path exists but is nothing `train` made, so it is never replaced.
+    #[error(
+        "{} exists but is not a run made by train (no config.toml beside meta.json or checkpoints/); \
+         refusing to replace it: choose another run.name or run.out_dir",
+        dir.display()
+    )]
+    NotARun {
+        /// The path.
+        dir: PathBuf,
+    },
     /// A file-system operation failed.
     #[error(transparent)]
     File(#[from] FileError),
@@ -67,30 +78,121 @@ pub enum Existing {
     Overwrite,
 }
 
-/// Prepares `dir` for a run. Returns `true` when an existing run is resumed.
+/// Whether `dir` is a run that `train` made: a folder holding `config.toml`
+/// beside `meta.json` or `checkpoints/`.
+#[must_use]
+pub fn is_run(dir: &Path) -> bool {
+    dir.join("config.toml").is_file() && (dir.join("meta.json").is_file() || dir.join("checkpoints").is_dir())
+}
+
+/// Whether run `dir` holds at least one checkpoint file.
+fn has_checkpoint(dir: &Path) -> bool {
+    std::fs::read_dir(dir.join("checkpoints"))
+        .map(|entries| entries.flatten().any(|e| e.file_name().to_string_lossy().ends_with(".ckpt")))
+        .unwrap_or(false)
+}
+
+/// A run directory prepared by [`prepare`].
+#[derive(Debug)]
+pub struct Prepared {
+    /// Whether an existing run is resumed.
+    pub resumed: bool,
+    /// A new run until its first checkpoint ([`Pending::settle`]).
+    pub pending: Option<Pending>,
+}
+
+/// A new run that has no checkpoint yet, and the old run an overwrite moved
+/// aside to a hidden sibling for it. Dropped without [`Pending::settle`]
+/// (the new run failed before its first checkpoint), it removes the new
+/// run, which could not be resumed, and puts the old one back.
+#[derive(Debug)]
+pub struct Pending {
+    dir: PathBuf,
+    aside: Option<PathBuf>,
+    settled: bool,
+}
+
+impl Pending {
+    /// The new run has a checkpoint: deletes the old run, if any.
+    ///
+    /// # Errors
+    /// The old run could not be removed.
+    pub fn settle(mut self) -> Result<(), FileError> {
+        self.settled = true;
+        match &self.aside {
+            Some(aside) => std::fs::remove_dir_all(aside).map_err(FileError::at("removing the overwritten run", aside)),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if self.settled || has_checkpoint(&self.dir) {
+            return;
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+        if let Some(aside) = &self.aside
+            && std::fs::rename(aside, &self.dir).is_ok()
+        {
+            eprintln!("the new run stopped before its first checkpoint: the old {} is restored", self.dir.display());
+        }
+    }
+}
+
+/// Puts back (or removes) what an overwrite killed before its new run's
+/// first checkpoint left: `.<name>.overwritten-<pid>` beside the run.
+fn recover_overwrite(dir: &Path) -> Result<(), FileError> {
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else { return Ok(()) };
+    let parent = if parent.as_os_str().is_empty() { Path::new(".") } else { parent };
+    let Ok(entries) = std::fs::read_dir(parent) else { return Ok(()) };
+    let prefix = format!(".{}.overwritten-", name.to_string_lossy());
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with(&prefix) {
+            continue;
+        }
+        let aside = entry.path();
+        if has_checkpoint(dir) {
+            std::fs::remove_dir_all(&aside).map_err(FileError::at("removing the overwritten run", &aside))?;
+        } else {
+            if dir.exists() {
+                std::fs::remove_dir_all(dir).map_err(FileError::at("removing the unfinished run", dir))?;
+            }
+            std::fs::rename(&aside, dir).map_err(FileError::at("restoring", dir))?;
+            eprintln!("an earlier --overwrite stopped before its first checkpoint: {} restored", dir.display());
+        }
+    }
+    Ok(())
+}
+
+/// Prepares `dir` for a run (the caller holds its lock). An overwrite moves
+/// the old run aside and only deletes it once the new one has a checkpoint
+/// ([`Prepared::pending`]); only a run `train` made is ever replaced.
 ///
 /// # Errors
 /// [`RunDirError::Missing`] to resume a run that is not there,
-/// [`RunDirError::Exists`] to start over one without [`Existing::Overwrite`].
-pub fn prepare(dir: &Path, existing: Existing) -> Result<bool, RunDirError> {
-    let exists = dir.exists();
+/// [`RunDirError::Exists`] to start over one without [`Existing::Overwrite`],
+/// [`RunDirError::NotARun`] to overwrite or resume anything that is not a run.
+pub fn prepare(dir: &Path, existing: Existing) -> Result<Prepared, RunDirError> {
+    recover_overwrite(dir)?;
+    let exists = std::fs::symlink_metadata(dir).is_ok();
+    let fresh =
+        |aside| Prepared { resumed: false, pending: Some(Pending { dir: dir.to_path_buf(), aside, settled: false }) };
     match (exists, existing) {
         (false, Existing::Resume) => Err(RunDirError::Missing { dir: dir.to_path_buf() }),
         (false, _) => {
             std::fs::create_dir_all(dir).map_err(FileError::at("creating run directory", dir))?;
-            Ok(false)
+            Ok(fresh(None))
         }
         (true, Existing::Refuse) => Err(RunDirError::Exists { dir: dir.to_path_buf() }),
-        (true, Existing::Resume) => Ok(true),
+        (true, _) if !is_run(dir) => Err(RunDirError::NotARun { dir: dir.to_path_buf() }),
+        (true, Existing::Resume) => Ok(Prepared { resumed: true, pending: None }),
         (true, Existing::Overwrite) => {
-            let aside = sibling(dir, "", ".overwritten");
-            if aside.exists() {
-                std::fs::remove_dir_all(&aside).map_err(FileError::at("removing", &aside))?;
-            }
+            let aside = sibling(dir, ".", &format!(".overwritten-{}", std::process::id()));
             std::fs::rename(dir, &aside).map_err(FileError::at("moving aside", dir))?;
+            let prepared = fresh(Some(aside));
             std::fs::create_dir_all(dir).map_err(FileError::at("creating run directory", dir))?;
-            std::fs::remove_dir_all(&aside).map_err(FileError::at("removing the old run", &aside))?;
-            Ok(false)
+            Ok(prepared)
         }
     }
 }
@@ -115,7 +217,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     }
     let tmp = sibling(path, "", &format!(".tmp{}", std::process::id()));
     let written = (|| {
-        let mut f = std::fs::File::create(&tmp).map_err(FileError::at("creating", &tmp))?;
+        // A new file only: never through a link planted at the temporary's name.
+        let _ = std::fs::remove_file(&tmp);
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .map_err(FileError::at("creating", &tmp))?;
         f.write_all(bytes).map_err(FileError::at("writing", &tmp))?;
         f.sync_all().map_err(FileError::at("syncing", &tmp))?;
         std::fs::rename(&tmp, path).map_err(FileError::at("renaming a finished temporary file to", path))
@@ -163,18 +271,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn prepare_refuses_resumes_and_overwrites() {
+    fn prepare_refuses_resumes_and_overwrites_only_runs() {
         let root = std::env::temp_dir().join(format!("cube-oracle-rundir-{}", std::process::id()));
         let dir = root.join("run");
         let _ = std::fs::remove_dir_all(&root);
         assert!(prepare(&dir, Existing::Resume).unwrap_err().to_string().contains("does not exist"));
-        assert!(!prepare(&dir, Existing::Refuse).unwrap());
+        // A new run that fails before its first checkpoint leaves nothing.
+        drop(prepare(&dir, Existing::Refuse).unwrap());
+        assert!(!dir.exists());
+        std::mem::forget(prepare(&dir, Existing::Refuse).unwrap());
         write_atomic(&dir.join("keep.txt"), b"data").unwrap();
         let err = prepare(&dir, Existing::Refuse).unwrap_err().to_string();
         assert!(err.contains("already exists") && err.contains("--resume") && err.contains("--overwrite"));
+        // Not a run yet (no config.toml): neither resumed nor replaced.
+        for how in [Existing::Resume, Existing::Overwrite] {
+            let err = prepare(&dir, how).unwrap_err().to_string();
+            assert!(err.contains("not a run made by train"), "{err}");
+        }
         assert_eq!(std::fs::read(dir.join("keep.txt")).unwrap(), b"data", "a refused run leaves the old data intact");
-        assert!(prepare(&dir, Existing::Resume).unwrap());
-        assert!(!prepare(&dir, Existing::Overwrite).unwrap());
+        write_atomic(&dir.join("config.toml"), b"x").unwrap();
+        write_atomic(&dir.join("meta.json"), b"{}").unwrap();
+        assert!(prepare(&dir, Existing::Resume).unwrap().resumed);
+        // An overwrite that fails before its first checkpoint puts the old run back.
+        let p = prepare(&dir, Existing::Overwrite).unwrap();
+        assert!(!p.resumed && !dir.join("keep.txt").exists());
+        drop(p);
+        assert_eq!(std::fs::read(dir.join("keep.txt")).unwrap(), b"data");
+        // One killed before it: the next prepare restores the old run.
+        let p = prepare(&dir, Existing::Overwrite).unwrap();
+        std::mem::forget(p);
+        assert!(!dir.join("keep.txt").exists());
+        assert!(prepare(&dir, Existing::Resume).unwrap().resumed);
+        assert_eq!(std::fs::read(dir.join("keep.txt")).unwrap(), b"data");
+        // A settled one is gone for good.
+        let p = prepare(&dir, Existing::Overwrite).unwrap();
+        p.pending.unwrap().settle().unwrap();
         assert!(!dir.join("keep.txt").exists());
         assert!(std::fs::read_dir(&root).unwrap().count() == 1, "no leftover folders");
         std::fs::remove_dir_all(&root).unwrap();

@@ -665,3 +665,212 @@ fn walk_kinds_and_depths() {
         }
     });
 }
+
+// ---------------------------------------------------------------------------
+// `solve`'s numeric arguments: `--random` and `--runs` (instance counts),
+// `--max-time-s`, `--jobs`, and the shortening of values in messages. Any
+// value gives a value within the stated bound or a one-line `Err` that
+// names the flag and the bound, never a panic; shown values stay short.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn solve_numeric_arguments() {
+    use cube_oracle::solve::bounds::{self, MAX_INSTANCES, MAX_TIME_S, SHOWN_CHARS};
+    use cube_oracle::solve::input::Input;
+    let count = prop_oneof![0u64..=3, (MAX_INSTANCES as u64 - 2)..=(MAX_INSTANCES as u64 + 2), any::<u64>()];
+    let seconds = prop_oneof![
+        Just(f64::NAN),
+        Just(f64::INFINITY),
+        Just(f64::NEG_INFINITY),
+        Just(0.0),
+        Just(-0.0),
+        Just(f64::MIN_POSITIVE),
+        Just(MAX_TIME_S),
+        Just(f64::MAX),
+        any::<f64>(),
+        0.0..2.0 * MAX_TIME_S,
+    ];
+    let jobs = prop_oneof![0usize..=64, any::<usize>()];
+    let text = prop_oneof![".*", text_from("0123456789", 400), text_from("x\u{e9}\u{1f600}", 200)];
+    let strategy = (count, seconds, jobs, text, any::<u64>());
+    fuzz("solve-numeric-arguments", 3000, 35, strategy, |(n, t, j, text, seed)| {
+        let mut ok = false;
+        for flag in ["--random", "--runs"] {
+            match bounds::instance_count(flag, n) {
+                Ok(k) => {
+                    assert!((1..=MAX_INSTANCES).contains(&k) && k as u64 == n, "{flag} {n} gave {k}");
+                    ok = true;
+                }
+                Err(e) => {
+                    let m = e.to_string();
+                    assert!(
+                        m.starts_with(&format!("{flag} {n}: ")) && m.contains("1000000") && !m.contains('\n'),
+                        "{m}"
+                    );
+                }
+            }
+        }
+        match Input::random(n, seed) {
+            Ok(Input::Random { n: k, seed: s }) => assert_eq!((k as u64, s), (n, seed)),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => assert!(e.to_string().starts_with("--random ")),
+        }
+        match bounds::max_time(t) {
+            Ok(d) => assert!(t > 0.0 && t <= MAX_TIME_S && (d.as_secs_f64() - t).abs() <= 1e-6 * t.max(1.0), "{t}"),
+            Err(e) => {
+                let m = e.to_string();
+                assert!(!(t > 0.0 && t <= MAX_TIME_S), "{t} refused: {m}");
+                assert!(m.starts_with("--max-time-s ") && m.contains("10000000") && m.len() < 160, "{m}");
+            }
+        }
+        match bounds::jobs(j) {
+            Ok(k) => assert!(k >= 1 && k <= bounds::max_jobs() && (j == 0 || k == j), "{j} gave {k}"),
+            Err(e) => {
+                assert!(j > bounds::max_jobs());
+                assert!(e.to_string().starts_with(&format!("--jobs {j}: ")), "{e}");
+            }
+        }
+        let shown = bounds::shorten(&text);
+        if text.chars().count() <= SHOWN_CHARS {
+            assert_eq!(shown, text);
+        } else {
+            assert!(shown.starts_with(&text.chars().take(SHOWN_CHARS).collect::<String>()) && shown.contains('…'));
+            assert!(shown.chars().count() <= SHOWN_CHARS + 24, "{shown}");
+        }
+        assert!(bounds::show_number(t).len() <= 24, "{t}: {}", bounds::show_number(t));
+        ok
+    });
+}
+
+// ---------------------------------------------------------------------------
+// `play`: layout files (mutations of a shipped layout, random text, files
+// around the byte limit) read through the bounded reader, and flag values
+// (`--depth`, `--max-nodes`, `--ghosts`, piles, boards), each request run
+// end to end with a small node budget. Every request gives an answer or a
+// one-line error, never a panic; an accepted value is within its bound; a
+// finished sticks search has Bouton's value.
+// ---------------------------------------------------------------------------
+
+/// A game error as `play` prints it (with its causes): one short line.
+fn play_error_line(e: &dyn std::error::Error) -> String {
+    let mut line = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        line = format!("{line}: {c}");
+        cause = c.source();
+    }
+    assert!(!line.contains('\n') && line.chars().count() < 400, "{line}");
+    line
+}
+
+#[test]
+fn play_layouts_and_flag_values() {
+    use cube_oracle::games::Method;
+    use cube_oracle::games::pacman::layout::{Layout, MAX_FILE_BYTES, MAX_SIDE};
+    use cube_oracle::games::play::{self, GameKind, PlayOptions, parse_depth, parse_ghosts, parse_max_nodes};
+    use cube_oracle::games::sticks::{Sticks, mover_loses};
+    let dir = std::env::temp_dir().join(format!("cube-oracle-fuzz-play-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("fuzz.lay");
+    let real = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/pacman/small.lay")).unwrap();
+    let mutated =
+        prop::collection::vec((0usize..200, prop::sample::select("%. oPG\nx\r".chars().collect::<Vec<_>>())), 0..6)
+            .prop_map(move |edits| edit(&real, edits));
+    // Rows of 99 food cells: 100 bytes a row, around the byte limit.
+    let near_limit = (MAX_FILE_BYTES as usize - 300..MAX_FILE_BYTES as usize + 300).prop_map(|n| {
+        let mut text = format!("P{}G\n", ".".repeat(97)) + &format!("{}\n", ".".repeat(99)).repeat(n / 100);
+        text.truncate(n);
+        text
+    });
+    let layout = prop_oneof![3 => mutated, 1 => text_from("%. oPG\n", 120), 1 => near_limit, 1 => ".*"];
+    let number = prop_oneof![
+        4 => (0u64..=12).prop_map(|n| n.to_string()),
+        1 => (0u64..=1100).prop_map(|n| n.to_string()),
+        1 => any::<u64>().prop_map(|n| n.to_string()),
+        1 => text_from("0123456789 -+_eE.x", 14),
+        1 => ".*"
+    ];
+    let budget = prop_oneof![(1u64..=2000).prop_map(|n| n.to_string()), text_from("0123456789_eE", 8), ".*"];
+    let piles = prop_oneof![3 => "[0-6](,[0-6]){0,2}", 1 => "[0-9]{1,3}(,[0-9]{1,3}){0,8}", 1 => text_from("0123456789, x", 12)];
+    let board = prop_oneof!["[xo.]{3}/[xo.]{3}/[xo.]{3}", ".*"];
+    let strategy = (0usize..3, 0usize..4, layout, number.clone(), budget, number, piles, board, prop::bool::ANY);
+    let games = [GameKind::Sticks, GameKind::TicTacToe, GameKind::Pacman];
+    fuzz("play-layouts-and-flags", 400, 51, strategy, |(g, m, text, depth, nodes, ghosts, piles, board, deep)| {
+        let game = games[g];
+        // Flag values: a value within the bound, or a one-line refusal
+        // naming the flag.
+        let depth = match parse_depth(&depth, game) {
+            Ok(d) => {
+                assert!(d >= 1 && d <= game.max_depth().0, "{depth:?} gave {d}");
+                assert_eq!(depth.trim().parse::<u64>().ok(), Some(u64::from(d)));
+                Some(d)
+            }
+            Err(e) => {
+                assert!(play_error_line(&e).starts_with("--depth "), "{e}");
+                None
+            }
+        };
+        let max_nodes = match parse_max_nodes(&nodes) {
+            Ok(n) => n.clamp(1, 2000),
+            Err(e) => {
+                assert!(play_error_line(&e).starts_with("--max-nodes `"), "{e}");
+                1000
+            }
+        };
+        let ghosts = match parse_ghosts(&ghosts) {
+            Ok(k) => Some(k),
+            Err(e) => {
+                assert!(play_error_line(&e).starts_with("--ghosts `"), "{e}");
+                None
+            }
+        };
+        // The layout through the bounded reader where it is a file (Pacman
+        // requests, texts near the byte limit), the parser otherwise.
+        let near = text.len() as u64 > MAX_FILE_BYTES - 300;
+        let read = if game == GameKind::Pacman || near {
+            std::fs::write(&file, &text).unwrap();
+            Layout::read(&file)
+        } else {
+            Layout::parse("<fuzz>", &text)
+        };
+        match read {
+            Ok(l) => assert!(text.len() as u64 <= MAX_FILE_BYTES && l.width() <= MAX_SIDE && l.height() <= MAX_SIDE),
+            Err(e) => {
+                let line = play_error_line(&e);
+                assert!(line.starts_with("layout ") || line.starts_with("reading layout "), "{line}");
+                if text.len() as u64 > MAX_FILE_BYTES {
+                    assert!(line.contains(&format!("more than {MAX_FILE_BYTES} bytes")), "{line}");
+                }
+            }
+        }
+        // The whole request, with a small budget.
+        let mut opts = PlayOptions::new(game, Method::ALL[m].1);
+        opts.max_nodes = max_nodes;
+        opts.depth = if deep { None } else { depth };
+        match game {
+            GameKind::Sticks => opts.piles = Some(piles.clone()),
+            GameKind::TicTacToe => opts.board = Some(board),
+            GameKind::Pacman => {
+                opts.layout = Some(file.clone());
+                opts.ghosts = ghosts;
+                opts.depth = depth;
+            }
+        }
+        match play::run(&opts) {
+            Ok(out) => {
+                assert!(out.contains("value: ") && out.contains("best move: "), "{out}");
+                if game == GameKind::Sticks && opts.depth.is_none() && !out.contains("partial result") {
+                    let s: Sticks = piles.parse().unwrap();
+                    let value = if mover_loses(s.piles()) { "value: -1 " } else { "value: 1 " };
+                    assert!(out.contains(value), "{piles}: {out}");
+                }
+                true
+            }
+            Err(e) => {
+                play_error_line(&e);
+                false
+            }
+        }
+    });
+    std::fs::remove_dir_all(&dir).unwrap();
+}

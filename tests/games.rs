@@ -6,12 +6,19 @@
 //! in row-major move order; cutoff searches (αβ = minimax at every depth,
 //! iterative deepening = αβ, the lecture's optimality caveat); Pacman's
 //! rules, score and evaluation functions by hand on tiny layouts, and
-//! minimax against αβ with one and two ghosts.
+//! minimax against αβ with one and two ghosts; the node budget (exact for
+//! minimax, every method stopped one position short, iterative deepening
+//! keeping its finished iterations).
 
+mod common;
+use common::sticks_tree;
 use cube_oracle::games::pacman::{Dir, Eval, Layout, Outcome, Pacman, SCARED_TIME};
 use cube_oracle::games::sticks::{Sticks, Take, mover_loses};
 use cube_oracle::games::tictactoe::{Cell, TicTacToe};
-use cube_oracle::games::{Game, GameError, Method, Ordering, SearchReport, alpha_beta, iterative_deepening, minimax};
+use cube_oracle::games::{
+    Budget, Game, GameError, Method, Ordering, SearchReport, alpha_beta, iterative_deepening,
+    iterative_deepening_within, minimax, minimax_within,
+};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 use std::collections::{HashMap, HashSet};
@@ -52,18 +59,6 @@ fn cross_check<G: Game + Clone + PartialEq + std::fmt::Debug>(
     }
     assert_eq!(*game, before, "a search did not restore the position");
     mm
-}
-
-/// Nodes of the full sticks game tree from `(a, b)`, by the recurrence
-/// T(a, b) = 1 + Σ_{i<a} T(i, b) + Σ_{j<b} T(a, j).
-fn sticks_tree(a: u32, b: u32, memo: &mut HashMap<(u32, u32), u64>) -> u64 {
-    if let Some(&t) = memo.get(&(a, b)) {
-        return t;
-    }
-    let t =
-        1 + (0..a).map(|i| sticks_tree(i, b, memo)).sum::<u64>() + (0..b).map(|j| sticks_tree(a, j, memo)).sum::<u64>();
-    memo.insert((a, b), t);
-    t
 }
 
 #[test]
@@ -382,4 +377,56 @@ fn layout_errors_name_line_column_and_rule() {
     ));
     assert!(matches!(Pacman::new(l, 0, Eval::Ratio), Err(GameError::GhostsRange { asked: 0, .. })));
     assert!(matches!(Layout::read(std::path::Path::new("no/such/file.lay")), Err(GameError::LayoutRead { .. })));
+}
+
+#[test]
+fn node_budget_is_exact_and_stops_every_method_with_the_position_restored() {
+    // Minimax makes exactly its node count: the full tic-tac-toe tree.
+    let mut b = TicTacToe::new();
+    let r = minimax_within(&mut b, None, Budget(549_946)).unwrap();
+    assert_eq!((r.value, r.nodes, r.made), (0.0, 549_946, 549_946));
+    let e = minimax_within(&mut b, None, Budget(549_945)).unwrap_err();
+    assert!(e.made > e.budget && e.budget == 549_945 && e.nodes <= 549_946, "{e:?}");
+    assert_eq!(b, TicTacToe::new(), "a stopped search restores the position");
+    // Every method, on every kind of game: its own count of positions made
+    // is enough, one fewer stops it, and the position comes back intact.
+    let mut s: Sticks = "4,6".parse().unwrap();
+    let mut p = pacman("%%%%%%%\n%P . G%\n%.%%%.%\n%o   .%\n%%%%%%%\n", 1, Eval::Features);
+    for method in Method::ALL.map(|m| m.1) {
+        for depth in [None, Some(3)] {
+            let before = s;
+            let full = method.run(&mut s, depth);
+            assert!(full.made >= full.nodes, "{method}: made {} < nodes {}", full.made, full.nodes);
+            let again = method.run_within(&mut s, depth, Budget(full.made)).unwrap();
+            assert_eq!((again.value, again.nodes), (full.value, full.nodes), "{method} {depth:?}");
+            assert!(method.run_within(&mut s, depth, Budget(full.made - 1)).is_err(), "{method} {depth:?}");
+            assert_eq!(s, before);
+        }
+        let before = p.clone();
+        let full = method.run(&mut p, Some(6));
+        assert!(method.run_within(&mut p, Some(6), Budget(full.made)).is_ok());
+        assert!(method.run_within(&mut p, Some(6), Budget(full.made - 1)).is_err());
+        assert_eq!(p, before);
+    }
+    // A Pacman position weighs what its evaluation scans: minimax makes
+    // its nodes times that weight.
+    let food = ".".repeat(96);
+    let rows: Vec<String> = (0..20).map(|r| if r == 0 { format!("P{food}.G") } else { format!("{food}...") }).collect();
+    let mut big = pacman(&rows.join("\n"), 1, Eval::Ratio);
+    let weight = 1 + (big.layout().food().len() + 1) as u64 / cube_oracle::games::pacman::CELLS_PER_WORK_UNIT;
+    assert_eq!((big.work_per_position(), weight), (weight, 1 + (20 * 99 - 1) as u64 / 32));
+    let r = minimax(&mut big, Some(4));
+    assert_eq!(r.made, r.nodes * weight);
+    // Iterative deepening stopped by the budget keeps the iterations it
+    // finished, each αβ's value at its depth, and says where it stopped.
+    let mut s: Sticks = "12,12".parse().unwrap();
+    let d = iterative_deepening_within(&mut s, None, Ordering::Static, Budget(1_000_000));
+    let e = d.stopped.expect("the whole game of 12,12 does not fit in 10^6 positions");
+    assert!(e.made > 1_000_000 && e.budget == 1_000_000);
+    assert!(d.iterations.len() >= 3, "{} iterations", d.iterations.len());
+    assert!(d.iterations.iter().map(|r| r.made).sum::<u64>() <= 1_000_000);
+    for r in &d.iterations {
+        assert_eq!(r.value, alpha_beta(&mut s, r.depth, Ordering::None).value, "depth {:?}", r.depth);
+    }
+    assert_eq!(s, "12,12".parse::<Sticks>().unwrap());
 }

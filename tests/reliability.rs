@@ -228,6 +228,317 @@ fn a_run_in_use_is_locked_and_a_killed_holder_never_blocks() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The smoke config with `steps` steps in `dir/smoke.toml`, trained to the
+/// end in `dir/runs/smoke`; returns the config's path.
+fn trained_smoke(dir: &Path, steps: u64) -> String {
+    let cfg = smoke_config(dir, "smoke.toml", steps);
+    let (code, text) = run(TRAIN, &["--config", &cfg, "--no-progress"], dir);
+    assert_eq!(code, 0, "{text}");
+    cfg
+}
+
+// --- Replace only what the tool made; one lock per run; no silent history
+// gaps; checkpoints that know what they are. -------------------------------
+
+/// A classical 8-puzzle solve writing `--out out --label label` (plus
+/// `extra`), run in `dir`.
+fn classical_into(dir: &Path, out: &str, label: &str, extra: &[&str]) -> (i32, String) {
+    let mut args = vec!["--puzzle", "puzzle8", "--method", "idastar", "--board", "1 2 3 / 4 5 6 / 7 0 8"];
+    args.extend(["--out", out, "--label", label]);
+    args.extend_from_slice(extra);
+    run(SOLVE, &args, dir)
+}
+
+#[test]
+fn overwrite_replaces_only_folders_that_solve_or_train_made() {
+    let dir = tmp("ours");
+    let run_dir = smoke_run_with_results(&dir);
+    let run_s = run_dir.to_string_lossy().to_string();
+    let thesis = dir.join("precious_dir");
+    std::fs::create_dir_all(&thesis).unwrap();
+    std::fs::write(thesis.join("thesis.tex"), "years of work").unwrap();
+    std::fs::write(dir.join("notes.txt"), "a file").unwrap();
+    let before = snapshot(&dir);
+    // A folder of the user's, a run's checkpoint folder, a whole run, a file.
+    let runs_s = dir.join("runs").to_string_lossy().to_string();
+    for (out, label, why) in [
+        (".", "precious_dir", "no output marker"),
+        (run_s.as_str(), "checkpoints", "no output marker"),
+        (runs_s.as_str(), "smoke", "it is a training run"),
+        (".", "notes.txt", "it is not a folder"),
+    ] {
+        let (code, text) = classical_into(&dir, out, label, &["--overwrite"]);
+        assert_eq!(code, 1, "--out {out} --label {label}: {text}");
+        assert!(text.contains("not an output folder that solve made") && text.contains(why), "{label}: {text}");
+        assert_eq!(snapshot(&dir), before, "--out {out} --label {label} changed files");
+    }
+    // train --overwrite of a folder that is not a run.
+    let cfg = smoke_config(&dir, "thesis.toml", 40);
+    let text =
+        std::fs::read_to_string(&cfg).unwrap().replace("name = \"smoke\"", "name = \"precious_dir\"\nout_dir = \".\"");
+    std::fs::write(&cfg, text).unwrap();
+    let (code, text) = run(TRAIN, &["--config", &cfg, "--overwrite", "--no-progress"], &dir);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("is not a run made by train"), "{text}");
+    assert_eq!(std::fs::read_to_string(thesis.join("thesis.tex")).unwrap(), "years of work");
+    // What solve made is replaced as before, and carries its marker.
+    let (code, text) = classical_into(&dir, ".", "mine", &[]);
+    assert_eq!(code, 0, "{text}");
+    let (code, text) = classical_into(&dir, ".", "mine", &["--overwrite"]);
+    assert_eq!(code, 0, "{text}");
+    let marker = std::fs::read_to_string(dir.join("mine").join(cube_oracle::folder::MARKER)).unwrap();
+    assert!(marker.contains("state = complete"), "{marker}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Waits until `child` holds the lock of output folder `folder` (its lock
+/// file names its pid).
+fn wait_for_lock(folder: &Path, pid: u32) {
+    let name = format!(".{}.lock", folder.file_name().unwrap().to_string_lossy());
+    let lock = folder.with_file_name(name);
+    wait_for("the solve's lock", || std::fs::read_to_string(&lock).is_ok_and(|t| t.contains(&format!("pid {pid}"))));
+}
+
+#[test]
+fn train_and_solve_lock_each_other_out_of_a_run_and_name_the_holder() {
+    let dir = tmp("runlock");
+    let run_dir = smoke_run_with_results(&dir);
+    let run_s = run_dir.to_string_lossy().to_string();
+    let cfg = dir.join("smoke.toml").to_string_lossy().to_string();
+    // A long sweep writing inside the run.
+    let child = Command::new(SOLVE)
+        .args(["--run", &run_s, "--testset", "deepcubea-10", "--beam-log2", "0..16", "--max-depth", "30"])
+        .args(["--label", "sweep"])
+        .current_dir(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    wait_for_lock(&run_dir.join("solve/sweep"), pid);
+    let before = snapshot(&run_dir.join("checkpoints"));
+    for extra in ["--overwrite", "--resume"] {
+        let (code, text) = run(TRAIN, &["--config", &cfg, extra, "--no-progress"], &dir);
+        assert_eq!(code, 1, "{extra}: {text}");
+        assert!(text.contains("in use by another process") && text.contains(&format!("solve pid {pid}")), "{text}");
+        assert!(text.contains("solve/sweep"), "the message names the folder being written: {text}");
+    }
+    assert_eq!(snapshot(&run_dir.join("checkpoints")), before, "the model under the sweep is intact");
+    kill(child);
+    // The other way round: a training run in progress refuses solves on it.
+    let long = smoke_config(&dir, "long.toml", 10_000_000);
+    let child = Command::new(TRAIN)
+        .args(["--config", &long, "--overwrite", "--no-progress"])
+        .current_dir(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let lock = dir.join("runs/.smoke.lock");
+    wait_for("train's lock", || std::fs::read_to_string(&lock).is_ok_and(|t| t.contains(&format!("pid {pid}"))));
+    let (code, text) = run(SOLVE, &["--run", &run_s, "--scramble", "R", "--beam-width", "4", "--label", "x"], &dir);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains(&format!("train pid {pid}")), "{text}");
+    kill(child);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_interrupted_new_solve_never_blocks_its_label_nor_passes_for_finished() {
+    let dir = tmp("fresh");
+    let run_dir = smoke_run_with_results(&dir);
+    let run_s = run_dir.to_string_lossy().to_string();
+    let sweep = run_dir.join("solve/fresh");
+    let child = Command::new(SOLVE)
+        .args(["--run", &run_s, "--testset", "deepcubea-10", "--beam-log2", "0..16", "--max-depth", "30"])
+        .args(["--label", "fresh"])
+        .current_dir(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("the first width's plots", || sweep.join("plots/entropy_vs_depth.svg").exists());
+    kill(child);
+    let marker = std::fs::read_to_string(sweep.join(cube_oracle::folder::MARKER)).unwrap();
+    assert!(marker.contains("state = incomplete"), "an interrupted folder is marked so: {marker}");
+    let (code, text) = run(
+        SOLVE,
+        &["--run", &run_s, "--testset", "deepcubea-10", "--beam-log2", "2", "--max-depth", "4", "--label", "fresh"],
+        &dir,
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("left unfinished by an interrupted run") && text.contains("fresh.interrupted"), "{text}");
+    let kept = run_dir.join("solve/fresh.interrupted");
+    assert!(kept.join("plots/entropy_vs_depth.svg").exists(), "the partial results are kept");
+    let marker = std::fs::read_to_string(sweep.join(cube_oracle::folder::MARKER)).unwrap();
+    assert!(marker.contains("state = complete"), "{marker}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn export_refuses_a_destination_inside_the_run() {
+    let dir = tmp("export");
+    trained_smoke(&dir, 20);
+    let before = snapshot(&dir.join("runs"));
+    for to in ["runs/smoke/sub", "runs/smoke/solve/../copy", "./runs/smoke"] {
+        let (code, text) = run(TRAIN, &["--export-weights", "runs/smoke", "--to", to], &dir);
+        assert_eq!(code, 1, "--to {to}: {text}");
+        assert!(text.contains("inside the run it copies") || text.contains("already exists"), "--to {to}: {text}");
+        assert_eq!(snapshot(&dir.join("runs")), before, "--to {to} wrote files");
+    }
+    let (code, text) = run(TRAIN, &["--export-weights", "runs/smoke", "--to", "exported"], &dir);
+    assert_eq!(code, 0, "{text}");
+    assert!(dir.join("exported/config.toml").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn resume_refuses_a_history_that_ends_before_the_checkpoint() {
+    let dir = tmp("gap");
+    let cfg = smoke_config(&dir, "smoke.toml", 40);
+    let (code, text) = run(TRAIN, &["--config", &cfg, "--max-steps", "20", "--no-progress"], &dir);
+    assert_eq!(code, 0, "{text}");
+    let run_dir = dir.join("runs/smoke");
+    let metrics = run_dir.join("metrics.csv");
+    let good = std::fs::read_to_string(&metrics).unwrap();
+    assert_eq!(steps(&metrics), vec![5, 10, 15, 20]);
+    // Cut in the middle of step 15's row, and cleanly after step 10's.
+    let at15 = good.find("\n15,").unwrap() + 5;
+    let at10 = good.find("\n15,").unwrap() + 1;
+    for (cut, shown) in [(at15, "ends at step 10 (its last line is cut off)"), (at10, "ends at step 10,")] {
+        std::fs::write(&metrics, &good[..cut]).unwrap();
+        let (code, text) = run(TRAIN, &["--config", &cfg, "--resume", "--no-progress"], &dir);
+        assert_eq!(code, 1, "{text}");
+        assert!(text.contains("metrics.csv") && text.contains(shown) && text.contains("up to step 20"), "{text}");
+        assert_eq!(std::fs::read_to_string(&metrics).unwrap(), good[..cut], "the log is left as it was");
+    }
+    std::fs::write(&metrics, &good).unwrap();
+    // eval.csv logs one row per depth at each evaluation: cut inside step 20's rows.
+    let eval = run_dir.join("eval.csv");
+    let eval_good = std::fs::read_to_string(&eval).unwrap();
+    let last_row = eval_good.trim_end().rfind('\n').unwrap() + 1;
+    std::fs::write(&eval, &eval_good[..last_row]).unwrap();
+    let (code, text) = run(TRAIN, &["--config", &cfg, "--resume", "--no-progress"], &dir);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("eval.csv") && text.contains("ends at step 20, with"), "{text}");
+    std::fs::write(&eval, &eval_good).unwrap();
+    // A missing meta.json would drop the earlier legs.
+    let meta = std::fs::read(run_dir.join("meta.json")).unwrap();
+    std::fs::remove_file(run_dir.join("meta.json")).unwrap();
+    let (code, text) = run(TRAIN, &["--config", &cfg, "--resume", "--no-progress"], &dir);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("meta.json is missing") && text.contains("--fresh-logs"), "{text}");
+    std::fs::write(run_dir.join("meta.json"), b"{ not json").unwrap();
+    let (code, text) = run(TRAIN, &["--config", &cfg, "--resume", "--fresh-logs", "--no-progress"], &dir);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(std::fs::read(run_dir.join("meta.json.before-resume")).unwrap(), b"{ not json");
+    assert_ne!(std::fs::read(run_dir.join("meta.json")).unwrap(), meta);
+    assert_eq!(steps(&metrics), vec![5, 10, 15, 20, 25, 30, 35, 40], "whole logs were continued");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_checkpoint_of_another_kind_or_seed_is_refused_naming_both_sides() {
+    let dir = tmp("foreign");
+    let base = smoke_config(&dir, "smoke.toml", 20);
+    let text = std::fs::read_to_string(&base).unwrap();
+    let variant = |name: &str, from: &str, to: &str| {
+        let path = dir.join(format!("{name}.toml"));
+        let t = text.replace("name = \"smoke\"", &format!("name = \"{name}\"")).replacen(from, to, 1);
+        std::fs::write(&path, t).unwrap();
+        let path = path.to_string_lossy().to_string();
+        let (code, out) = run(TRAIN, &["--config", &path, "--max-steps", "10", "--no-progress"], &dir);
+        assert_eq!(code, 0, "{out}");
+        path
+    };
+    let (code, out) = run(TRAIN, &["--config", &base, "--no-progress"], &dir);
+    assert_eq!(code, 0, "{out}");
+    let q = variant("q", "[model]\n", "[model]\nkind = \"q-distance\"\n");
+    let seeded = variant("seeded", "seed = 1", "seed = 2");
+    let policy_ckpt = dir.join("runs/smoke/checkpoints/step-00000020.ckpt");
+    for (cfg, name, key) in [(&q, "q", "model.kind"), (&seeded, "seeded", "run.seed")] {
+        let ckpts = dir.join("runs").join(name).join("checkpoints");
+        std::fs::copy(&policy_ckpt, ckpts.join("step-00000020.ckpt")).unwrap();
+        let (code, out) = run(TRAIN, &["--config", cfg, "--resume", "--no-progress"], &dir);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains(&format!("trained with {key} =")) && out.contains("refusing"), "{out}");
+        let run_s = dir.join("runs").join(name).to_string_lossy().to_string();
+        let (code, out) = run(SOLVE, &["--run", &run_s, "--scramble", "R", "--beam-width", "4"], &dir);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains(&format!("trained with {key} =")), "{out}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn configs_beyond_memory_or_with_unknown_settings_are_refused_before_anything_is_written() {
+    let dir = tmp("bounds");
+    let base = smoke_config(&dir, "smoke.toml", 20);
+    let text = std::fs::read_to_string(&base).unwrap();
+    let huge = text
+        .replace("hidden = [64]", "hidden = [65536, 65536]")
+        .replace("residual_blocks = 1", "residual_blocks = 64")
+        .replace("states_per_step = 256", "states_per_step = 1048576");
+    std::fs::write(dir.join("huge.toml"), huge).unwrap();
+    let (code, out) = run(TRAIN, &["--config", "huge.toml", "--no-progress"], &dir);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("needs about") && out.contains("GiB") && out.contains("model.hidden"), "{out}");
+    assert!(!dir.join("runs").exists(), "nothing is written for a refused config");
+    // A broken rule names the file; a long value is shortened.
+    let lr = "9".repeat(301);
+    std::fs::write(dir.join("bad.toml"), text.replace("states_per_step = 256", "states_per_step = 0")).unwrap();
+    let (code, out) = run(TRAIN, &["--config", "bad.toml", "--no-progress"], &dir);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("bad.toml") && out.contains("data.states_per_step"), "{out}");
+    std::fs::write(dir.join("lr.toml"), text.replace("lr = 1e-3", &format!("lr = {lr}.0"))).unwrap();
+    let (code, out) = run(TRAIN, &["--config", "lr.toml", "--no-progress"], &dir);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("lr.toml") && out.contains("optim.lr") && out.len() < 400, "{out}");
+    // An unknown bf16 kernel request is refused, not ignored.
+    std::fs::write(dir.join("bf16.toml"), text.replace("device = \"cpu\"", "device = \"cpu\"\nmatmul = \"bf16\""))
+        .unwrap();
+    let o = Command::new(TRAIN)
+        .args(["--config", "bf16.toml", "--no-progress"])
+        .env("CUBE_ORACLE_BF16_KERNEL", "turbo")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("CUBE_ORACLE_BF16_KERNEL") && out.contains("turbo"), "{out}");
+    assert!(!dir.join("runs").exists(), "nothing is written for a refused config");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_failed_overwrite_puts_the_old_run_back() {
+    let dir = tmp("restore");
+    let cfg = trained_smoke(&dir, 20);
+    let before = snapshot(&dir.join("runs"));
+    // The new run cannot write a file of more than 200 bytes: its lock file
+    // fits, its resolved config does not, so it fails at once.
+    let mut cmd = Command::new(TRAIN);
+    cmd.args(["--config", &cfg, "--overwrite", "--no-progress"]).current_dir(&dir);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let lim = libc::rlimit { rlim_cur: 200, rlim_max: 200 };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let o = cmd.output().unwrap();
+    let text = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("restored"), "{text}");
+    assert_eq!(snapshot(&dir.join("runs")), before, "the old run is back, whole");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 fn steps(path: &Path) -> Vec<u64> {
     std::fs::read_to_string(path)
         .unwrap()
@@ -341,4 +652,281 @@ fn the_one_command_solve_can_be_repeated_but_chosen_labels_keep_the_overwrite_ru
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("already exists") && text.contains("--overwrite"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// ---------------------------------------------------------------------------
+// `solve`'s numeric bounds and the flags it would ignore: a value out of
+// range or a flag the mode would silently drop is refused with one line
+// (exit status 1, never a panic or an abort), before anything is started
+// or written; `--max-depth` holds for every classical method.
+// ---------------------------------------------------------------------------
+
+/// `solve args` in `dir`, killed after `limit`: exit status (-1 when killed
+/// or signalled), stdout + stderr, stderr alone, and the time it took.
+fn solve_within(args: &[&str], dir: &Path, limit: Duration) -> (i32, String, String, Duration) {
+    let (out_path, err_path) = (dir.join("stdout.txt"), dir.join("stderr.txt"));
+    let start = Instant::now();
+    let mut child = Command::new(SOLVE)
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .unwrap();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if start.elapsed() > limit {
+            kill(child);
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let took = start.elapsed();
+    let (stdout, stderr) = (std::fs::read_to_string(out_path).unwrap(), std::fs::read_to_string(err_path).unwrap());
+    (status.and_then(|s| s.code()).unwrap_or(-1), format!("{stdout}{stderr}"), stderr, took)
+}
+
+/// Asserts a refusal: exit status 1 within 20 s, one short line on stderr
+/// that holds every one of `expected`, no panic, nothing written under
+/// `out`. Returns that line.
+fn assert_refused(args: &[&str], dir: &Path, out: &Path, expected: &[&str]) -> String {
+    let (code, text, stderr, took) = solve_within(args, dir, Duration::from_secs(20));
+    assert_eq!(code, 1, "{args:?} (after {took:?}): {text}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: one line, got {stderr}");
+    assert!(stderr.starts_with("error: ") && !stderr.contains("panicked"), "{args:?}: {stderr}");
+    for e in expected {
+        assert!(stderr.contains(e), "{args:?}: expected `{e}` in {stderr}");
+    }
+    assert!(stderr.len() < 400, "{args:?}: long values are shortened, got {} bytes: {stderr}", stderr.len());
+    assert!(!out.exists() || std::fs::read_dir(out).unwrap().next().is_none(), "{args:?} wrote into {out:?}");
+    stderr
+}
+
+#[test]
+fn solve_refuses_counts_times_and_jobs_out_of_range_with_one_line() {
+    let dir = tmp("bounds");
+    let out = dir.join("out");
+    let out_s = out.to_string_lossy().to_string();
+    let board = "2 3 0 / 1 8 6 / 5 7 4";
+    let huge = u64::MAX.to_string();
+    // --random: above the stated maximum of 1000000 instances, in every mode
+    // that draws instances (the oracle's input is refused before its run loads).
+    for n in [huge.as_str(), "1000000000000", "1000001"] {
+        for mode in [
+            &["--method", "idastar", "--puzzle", "puzzle8"][..],
+            &["--method", "astar"],
+            &["--method", "parberry", "--puzzle", "puzzle99"],
+            &["--method", "parberry", "--puzzle", "puzzle8"],
+            &[],
+        ] {
+            let args = [mode, &["--random", n, "--out", &out_s]].concat();
+            let flag = format!("--random {n}");
+            assert_refused(&args, &dir, &out, &[flag.as_str(), "1000000"]);
+        }
+    }
+    // --max-time-s: positive and at most 10000000 seconds; a huge value is
+    // shown in scientific notation, not as 301 digits.
+    for t in ["1e300", "inf", "NaN", "-1", "-inf", "0", "10000001", "1e20"] {
+        let flag = format!("--max-time-s={t}");
+        let args = ["--method", "astar", "--puzzle", "puzzle8", "--board", board, "--out", &out_s, &flag];
+        assert_refused(&args, &dir, &out, &["--max-time-s", "10000000"]);
+    }
+    assert_refused(
+        &["--method", "ids", "--scramble", "R", "--out", &out_s, "--max-time-s", "1e300"],
+        &dir,
+        &out,
+        &["--max-time-s 1e300:"],
+    );
+    // --jobs: at most 4 per core (at least 8); 10000 on one instance is refused
+    // at once instead of starting 10000 threads.
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let most = (4 * cores).max(8).to_string();
+    for mode in [
+        &["--method", "idastar", "--puzzle", "puzzle8", "--board", board][..],
+        &["--method", "parberry", "--puzzle", "puzzle8", "--board", board],
+        &["--method", "astar", "--puzzle", "puzzle8", "--random", "3"],
+        &["--scramble", "R"],
+        &["--distance-table", "--puzzle", "puzzle8"],
+    ] {
+        let args = [mode, &["--jobs", "10000", "--out", &out_s]].concat();
+        assert_refused(&args, &dir, &out, &["--jobs 10000", &most]);
+    }
+    // --runs (local search): at most 1000000 runs, refused before the first.
+    assert_refused(
+        &["--puzzle", "queens8", "--method", "hill-climbing", "--runs", &huge, "--out", &out_s],
+        &dir,
+        &out,
+        &["--runs", "1000000"],
+    );
+    // The largest --jobs allowed on one instance starts one worker: quick.
+    for mode in [&["--method", "idastar"][..], &["--method", "parberry"]] {
+        let args = [mode, &["--puzzle", "puzzle8", "--board", board, "--jobs", &most, "--out", &out_s]].concat();
+        let (code, text, _, took) = solve_within(&args, &dir, Duration::from_secs(20));
+        assert_eq!(code, 0, "{args:?}: {text}");
+        assert!(text.contains("verified") && took < Duration::from_secs(10), "{args:?} took {took:?}: {text}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn solve_refuses_flags_that_its_mode_would_ignore() {
+    let dir = tmp("ignored");
+    let out = dir.join("out");
+    let out_s = out.to_string_lossy().to_string();
+    let board = "2 3 0 / 1 8 6 / 5 7 4";
+    let astar8 = ["--method", "astar", "--puzzle", "puzzle8", "--out", &out_s];
+    let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        // --seed draws nothing from a given instance or set.
+        ([&astar8[..], &["--board", board, "--seed", "7"]].concat(), vec!["--seed", "--board"]),
+        ([&astar8[..], &["--testset", "missing.tsv", "--seed", "7"]].concat(), vec!["--seed", "--testset"]),
+        (vec!["--method", "ids", "--scramble", "R", "--seed", "0", "--out", &out_s], vec!["--seed", "--scramble"]),
+        (vec!["--facelets", "UUU", "--seed", "1", "--out", &out_s], vec!["--seed", "--facelets"]),
+        (
+            vec!["--method", "parberry", "--puzzle", "puzzle8", "--board", board, "--seed", "3", "--out", &out_s],
+            vec!["--seed", "--board"],
+        ),
+        (vec!["--distance-table", "--puzzle", "puzzle8", "--seed", "3", "--out", &out_s], vec!["--seed"]),
+        // --metric is a cube's move set.
+        ([&astar8[..], &["--board", board, "--metric", "htm"]].concat(), vec!["--metric", "puzzle8"]),
+        ([&astar8[..], &["--random", "2", "--metric", "qtm"]].concat(), vec!["--metric", "puzzle8"]),
+        (vec!["--distance-table", "--puzzle", "puzzle8", "--metric", "htm", "--out", &out_s], vec!["--metric"]),
+        // --distance-table searches from the goal: no method, heuristic, limits or workers.
+        (vec!["--distance-table", "--puzzle", "puzzle8", "--method", "astar", "--out", &out_s], vec!["--method"]),
+        (
+            vec!["--distance-table", "--puzzle", "puzzle8", "--heuristic", "manhattan", "--out", &out_s],
+            vec!["--heuristic"],
+        ),
+        (vec!["--distance-table", "--puzzle", "puzzle8", "--jobs", "2", "--out", &out_s], vec!["--jobs"]),
+        (
+            vec!["--distance-table", "--puzzle", "puzzle8", "--max-generated", "9", "--out", &out_s],
+            vec!["--max-generated"],
+        ),
+        // Korf's solver searches to God's number on every core.
+        (
+            vec!["--method", "idastar", "--scramble", "R U", "--max-depth", "5", "--out", &out_s],
+            vec!["--max-depth 5", "pdb-generic"],
+        ),
+        (vec!["--method", "idastar", "--scramble", "R U", "--jobs", "2", "--out", &out_s], vec!["--jobs 2"]),
+    ];
+    for (args, expected) in &cases {
+        assert_refused(args, &dir, &out, expected);
+    }
+    // The same flags where they apply are accepted.
+    for args in [
+        [&astar8[..], &["--random", "2", "--seed", "7", "--label", "seeded"]].concat(),
+        vec!["--method", "bfs", "--scramble", "R U", "--metric", "htm", "--out", &out_s, "--label", "htm"],
+        vec!["--distance-table", "--puzzle", "puzzle8", "--max-depth", "5", "--out", &out_s, "--label", "table"],
+    ] {
+        let (code, text, _, _) = solve_within(&args, &dir, Duration::from_secs(60));
+        assert_eq!(code, 0, "{args:?}: {text}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn solve_max_depth_holds_for_every_classical_method() {
+    use cube_oracle::search::DistanceTable;
+    use cube_oracle::sliding::{Goal, Sliding};
+    let dir = tmp("depth");
+    let out = dir.join("out");
+    let out_s = out.to_string_lossy().to_string();
+    let board = "2 3 0 / 1 8 6 / 5 7 4";
+    let p = Sliding::new(3, Goal::BlankLast).unwrap();
+    let d = DistanceTable::build(&p, 40).distance(&p, &p.parse_board(board).unwrap()).unwrap();
+    for method in ["astar", "greedy", "ucs", "idastar", "rbfs", "ids", "bfs"] {
+        for depth in [d - 1, d] {
+            let (depth_s, label) = (depth.to_string(), format!("{method}-{depth}"));
+            let args =
+                ["--method", method, "--puzzle", "puzzle8", "--board", board, "--max-depth", &depth_s, "--out", &out_s];
+            let (code, text, _, _) =
+                solve_within(&[&args[..], &["--label", &label]].concat(), &dir, Duration::from_secs(60));
+            assert_eq!(code, 0, "{method} --max-depth {depth}: {text}");
+            let status = std::fs::read_to_string(out.join(&label).join("instances.csv")).unwrap();
+            if depth < d {
+                assert!(text.contains(&format!("no solution within depth {depth}")), "{method} {depth}: {text}");
+                assert!(status.contains(",exhausted,false,"), "{method} {depth}: {status}");
+            } else {
+                assert!(text.contains(&format!("({d} moves; verified)")), "{method} {depth}: {text}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn solve_messages_are_one_line_without_repeated_causes_or_long_echoes() {
+    let dir = tmp("messages");
+    let out = dir.join("out");
+    let out_s = out.to_string_lossy().to_string();
+    let long = "x".repeat(5000);
+    let digits = format!("1{}", "0".repeat(300));
+    let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        // The cause once, not "unsolvable: …: unsolvable: …".
+        (
+            vec!["--method", "astar", "--puzzle", "puzzle8", "--board", "2 1 3 / 4 5 6 / 7 8 0", "--out", &out_s],
+            vec!["instance board: unsolvable"],
+        ),
+        (vec!["--method", &long, "--random", "1", "--out", &out_s], vec!["unknown method", "…"]),
+        (
+            vec!["--method", "astar", "--puzzle", "puzzle8", "--random", "1", "--heuristic", &long, "--out", &out_s],
+            vec!["unknown heuristic", "…"],
+        ),
+        (vec!["--method", "astar", "--board", &long, "--out", &out_s], vec!["describes a sliding puzzle", "…"]),
+        (vec!["--method", "astar", "--scramble", "R", "--metric", &long, "--out", &out_s], vec!["--metric", "…"]),
+        (
+            vec!["--puzzle", "queens8", "--method", "annealing", "--runs", "1", "--cooling", &digits, "--out", &out_s],
+            vec!["--cooling 1e300:"],
+        ),
+        (
+            vec!["--method", "astar", "--puzzle", "puzzle8", "--board", "1 2 3 / 4 5 6 / 7 8 0", "--out", &out_s]
+                .into_iter()
+                .chain(["--max-time-s", digits.as_str()])
+                .collect(),
+            vec!["--max-time-s 1e300:"],
+        ),
+    ];
+    for (args, expected) in &cases {
+        let stderr = assert_refused(args, &dir, &out, expected);
+        assert!(!stderr.contains(&"0".repeat(41)) && !stderr.contains(&"x".repeat(41)), "{stderr}");
+        assert!(stderr.matches("unsolvable").count() <= 1, "the cause once: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn solve_test_set_files_are_read_within_a_stated_size() {
+    let dir = tmp("testset-size");
+    let out = dir.join("out");
+    let out_s = out.to_string_lossy().to_string();
+    // One byte over 256000000 (a sparse file: no disk is used).
+    let big = dir.join("big.tsv");
+    std::fs::File::create(&big).unwrap().set_len(256_000_001).unwrap();
+    let big_s = big.to_string_lossy().to_string();
+    assert_refused(
+        &["--method", "astar", "--puzzle", "puzzle8", "--testset", &big_s, "--out", &out_s],
+        &dir,
+        &out,
+        &["big.tsv", "256000000"],
+    );
+    assert_refused(&["--method", "ids", "--testset", &big_s, "--out", &out_s], &dir, &out, &["big.tsv", "256000000"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn solve_help_states_every_bound() {
+    let (code, text) = run(SOLVE, &["--help"], &std::env::temp_dir());
+    assert_eq!(code, 0, "{text}");
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for bound in [
+        "1 to 1000000 (cube3",
+        "more than 0, at most 10000000",
+        "At most 4 per core of the machine (at least 8 are always allowed)",
+        "at most 256000000 bytes and 1000000 instances",
+        "seeded runs (1 to 1000000)",
+        "Refused with --board, --facelets, --scramble, --testset and --distance-table",
+    ] {
+        assert!(flat.contains(bound), "`{bound}` in solve --help:\n{text}");
+    }
 }

@@ -4,13 +4,13 @@
 //! and the time; `--csv` adds a node-count table across depths.
 //!
 //! Thin entry point: parse arguments and call `cube_oracle::games::play::run`.
-//! Errors are printed with their causes and give exit status 1.
+//! Errors are printed on one line with their causes and give exit status 1.
 
 use anyhow::Context;
 use clap::Parser;
 use cube_oracle::games::Method;
 use cube_oracle::games::pacman::Eval;
-use cube_oracle::games::play::{self, GameKind, PlayOptions};
+use cube_oracle::games::play::{self, GameKind, PlayOptions, parse_depth, parse_ghosts, parse_max_nodes};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -33,22 +33,33 @@ struct Args {
     /// Tic-tac-toe: a position as three rows of x, o, . separated by /, e.g. "x.o/.x./..o" (default: the empty board).
     #[arg(long)]
     board: Option<String>,
-    /// Pacman: a layout file (% wall, . food, o capsule, P Pacman, G ghost), e.g. data/pacman/small.lay.
+    /// Pacman: a layout file (% wall, . food, o capsule, P Pacman, G ghost), e.g. data/pacman/small.lay; at most 100
+    /// rows of 100 cells, so a file over 10200 bytes (or not a regular file) is refused unread.
     #[arg(long)]
     layout: Option<PathBuf>,
-    /// Pacman: play with the layout's first K ghosts (default: all of them).
+    /// Pacman: play with the layout's first K ghosts, 1 to 8 (default: all of them).
     #[arg(long, value_name = "K")]
-    ghosts: Option<usize>,
+    ghosts: Option<String>,
     /// Pacman: evaluation at the depth limit, ratio (default) or features.
     #[arg(long)]
     eval: Option<String>,
-    /// Depth limit in plies (one move of one agent each); default: search to the end of the game (required for pacman).
-    #[arg(long)]
-    depth: Option<u32>,
-    /// Also write a node-count table (every method at depths 1..=D) to this CSV file.
+    /// Depth limit in plies (one move of one agent each); default: search to the end of the game (required for
+    /// pacman). At most the longest game: 8000 for sticks (8 piles of 1000 sticks), 9 for tic-tac-toe; at most 1000
+    /// for pacman (a stated cap: its game tree is infinite). Larger values are refused.
+    #[arg(long, value_name = "D", allow_hyphen_values = true)]
+    depth: Option<String>,
+    /// Node budget: a search stops (with an error, or for iterative with the deepest finished depth, marked partial)
+    /// once it has made more than N positions, every move listed counting one whether searched, probed or pruned (a
+    /// Pacman position counts 1 + (food + capsules + ghosts)/32). The --csv table's searches share another N.
+    /// Digits, 100_000_000 or 1e8.
+    #[arg(long, value_name = "N", default_value = "20000000", allow_hyphen_values = true)]
+    max_nodes: String,
+    /// Also write a node-count table (every method at depths 1..=D) to this CSV file; it stops where the game tree
+    /// ends or before the depth that would exceed --max-nodes. A path holding anything but a regular file (a FIFO,
+    /// a symbolic link, a device, a directory) is refused.
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
-    /// Replace an existing --csv file.
+    /// Replace an existing --csv file (a regular file only).
     #[arg(long)]
     overwrite: bool,
 }
@@ -56,15 +67,17 @@ struct Args {
 fn main() -> ExitCode {
     let args = Args::parse();
     let result = (|| -> anyhow::Result<String> {
+        let game = args.game.parse::<GameKind>().context("--game")?;
         let opts = PlayOptions {
-            game: args.game.parse::<GameKind>().context("--game")?,
+            game,
             method: args.method.parse::<Method>().context("--method")?,
             piles: args.piles.clone(),
             board: args.board.clone(),
             layout: args.layout.clone(),
-            ghosts: args.ghosts,
+            ghosts: args.ghosts.as_deref().map(parse_ghosts).transpose()?,
             eval: args.eval.as_deref().map(str::parse::<Eval>).transpose().context("--eval")?,
-            depth: args.depth,
+            depth: args.depth.as_deref().map(|d| parse_depth(d, game)).transpose()?,
+            max_nodes: parse_max_nodes(&args.max_nodes)?,
             csv: args.csv.clone(),
             overwrite: args.overwrite,
         };

@@ -14,6 +14,10 @@
 //! `cube_oracle::solve::run`, `cube_oracle::solve::classical::run` or
 //! `cube_oracle::solve::local::run`. Errors
 //! are printed with their causes and give exit status 1.
+//!
+//! [`check_request`] is the one place where the numeric bounds of the
+//! flags (`cube_oracle::solve::bounds`) are checked and where a flag the
+//! chosen mode would silently ignore is refused.
 
 use anyhow::Context;
 use clap::{ArgGroup, Parser};
@@ -28,7 +32,7 @@ use cube_oracle::solve::distances::{self, TableOptions};
 use cube_oracle::solve::input::Input;
 use cube_oracle::solve::local::{self as local_search, LocalOptions};
 use cube_oracle::solve::parberry::{self, ParberryOptions};
-use cube_oracle::solve::{self, SolveOptions, widths};
+use cube_oracle::solve::{self, SolveOptions, bounds, widths};
 use std::io::IsTerminal;
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
@@ -48,8 +52,8 @@ struct Args {
     #[arg(long)]
     run: Option<PathBuf>,
     /// Search method: beam (default), astar, idastar, rbfs, ids, bfs, greedy, ucs; local search: hill-climbing, first-choice, annealing; parberry (sliding puzzles of any width up to 256).
-    #[arg(long, default_value = "beam")]
-    method: String,
+    #[arg(long)]
+    method: Option<String>,
     /// Puzzle: cube3 (the default for classical methods), cube2, puzzle8, puzzle15, puzzle24; with an oracle, the run's puzzle; local search: queens<N>, function-quadratic, function-comb, function-shoulder.
     #[arg(long)]
     puzzle: Option<String>,
@@ -71,7 +75,7 @@ struct Args {
     /// Classical methods: stop an instance after generating this many nodes.
     #[arg(long, visible_alias = "max-nodes")]
     max_generated: Option<u64>,
-    /// Classical methods: stop an instance after this many seconds.
+    /// Classical methods: stop an instance after this many seconds (more than 0, at most 10000000, about 116 days).
     #[arg(long, visible_alias = "time-limit")]
     max_time_s: Option<f64>,
     /// Use this checkpoint instead of the run's newest.
@@ -83,36 +87,36 @@ struct Args {
     /// One cube as a move sequence from solved, e.g. "R U R' U'" (cube2: U, R and F only).
     #[arg(long)]
     scramble: Option<String>,
-    /// A built-in test set (deepcubea, deepcubea-100, deepcubea-10; korf100, korf100-10, deepcubea15, deepcubea15-100, deepcubea15-10, korf50, korf50-10, deepcubea24) or a TSV file.
+    /// A built-in test set (deepcubea, deepcubea-100, deepcubea-10; korf100, korf100-10, deepcubea15, deepcubea15-100, deepcubea15-10, korf50, korf50-10, deepcubea24) or a TSV file (at most 256000000 bytes and 1000000 instances).
     #[arg(long)]
     testset: Option<String>,
-    /// N random instances (cube3: 100-move random walks; cube2: uniform; boards: uniform among the solvable ones).
+    /// N random instances, 1 to 1000000 (cube3: 100-move random walks; cube2: uniform; boards: uniform among the solvable ones).
     #[arg(long, value_name = "N")]
-    random: Option<usize>,
-    /// Seed for --random (local search: seed of the first of --runs).
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    random: Option<u64>,
+    /// Seed for --random (local search: seed of the first of --runs); default 0. Refused with --board, --facelets, --scramble, --testset and --distance-table, which draw nothing.
+    #[arg(long)]
+    seed: Option<u64>,
     /// Beam width.
     #[arg(long)]
     beam_width: Option<usize>,
     /// Beam width as a power of two, or a sweep `A..B` (inclusive).
     #[arg(long)]
     beam_log2: Option<String>,
-    /// Depth limit; deeper instances are reported unsolved (default: with an oracle, 40 on the cube and twice the run's longest training walk otherwise; 200 for classical methods).
+    /// Depth limit of every method: no longer path is searched, deeper instances are reported unsolved (default: with an oracle, 40 on the cube and twice the run's longest training walk otherwise; 200 for idastar, rbfs, ids, bfs and heuristic beam; none for astar, greedy and ucs; Korf's solver, idastar with pdb on cube3, always searches to God's number).
     #[arg(long)]
     max_depth: Option<usize>,
     /// Keep duplicate states in the beam (EfficientCube's variant).
     #[arg(long)]
     no_dedup: bool,
-    /// Metric the model must have been trained in (qtm or htm).
+    /// Cube metric (qtm or htm): the one the model must have been trained in, or the move set of classical methods on the cubes; refused for sliding puzzles.
     #[arg(long)]
     metric: Option<String>,
     /// Output folder name, under --out.
     #[arg(long)]
     label: Option<String>,
-    /// Instances searched at once: classical searches use one thread each; beam search gives each worker its own copy of the network.
-    #[arg(long, default_value = "1")]
-    jobs: NonZeroUsize,
+    /// Instances searched at once (default 1): classical searches use one thread each; beam search gives each worker its own copy of the network. At most 4 per core of the machine (at least 8 are always allowed); never more workers than instances are started.
+    #[arg(long)]
+    jobs: Option<NonZeroUsize>,
     /// Parent folder of the output folder (default: <run>/solve with an oracle, runs/classical otherwise).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -128,7 +132,7 @@ struct Args {
     /// Oracle beam search: the oracle kind you expect the run to be (policy, q-distance, value); a run of another kind is refused. The search always follows the run's model.kind.
     #[arg(long)]
     kind: Option<String>,
-    /// Local search (--puzzle queens<N> or function-<name>): this many seeded runs, run i from seed --seed + i.
+    /// Local search (--puzzle queens<N> or function-<name>): this many seeded runs (1 to 1000000), run i from seed --seed + i.
     #[arg(long, value_name = "N")]
     runs: Option<u64>,
     /// Hill climbing: most consecutive sideways moves (to an equal neighbour) per climb (default 0).
@@ -171,45 +175,140 @@ fn parse_metric(text: Option<&str>) -> anyhow::Result<Option<Metric>> {
         None => None,
         Some("qtm") => Some(Metric::Qtm),
         Some("htm") => Some(Metric::Htm),
-        Some(other) => anyhow::bail!("--metric {other}: expected qtm or htm"),
+        Some(other) => anyhow::bail!("--metric {}: expected qtm or htm", bounds::shorten(other)),
     })
 }
 
+/// What `solve` was asked to do, decided from `--puzzle`, `--method`,
+/// `--heuristic` and `--distance-table`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Local search on `--puzzle queens<N>` or `function-<name>`.
+    Local,
+    /// `--method parberry`.
+    Parberry,
+    /// `--distance-table`.
+    Table,
+    /// Beam search with a trained oracle.
+    Oracle,
+    /// A classical method.
+    Classical(Method),
+}
+
+/// The method name given, or the default `beam`.
+fn method_name(args: &Args) -> &str {
+    args.method.as_deref().unwrap_or("beam")
+}
+
+/// The mode of the request (an unknown method name is refused here).
+fn mode(args: &Args) -> anyhow::Result<Mode> {
+    if args.puzzle.as_deref().is_some_and(ProblemKind::claims) {
+        return Ok(Mode::Local);
+    }
+    if parberry::is_method(method_name(args)) {
+        return Ok(Mode::Parberry);
+    }
+    let method: Method = method_name(args).parse()?;
+    Ok(if args.distance_table {
+        Mode::Table
+    } else if method == Method::Beam && args.heuristic.is_none() {
+        Mode::Oracle
+    } else {
+        Mode::Classical(method)
+    })
+}
+
+/// The one place where the numeric bounds of the flags are checked and
+/// where a flag that `mode` would ignore is refused, each with one line
+/// naming the flag and why. (Flags of another mode altogether are refused
+/// where that mode starts: [`run_local`], [`run_parberry`], [`run_oracle`]
+/// and [`run_classical`].)
+fn check_request(args: &Args, mode: Mode) -> anyhow::Result<()> {
+    if mode != Mode::Local
+        && let Some(flag) = local_flag(args)
+    {
+        anyhow::bail!("{flag} applies to local search (--puzzle queens<N> or function-<name>)");
+    }
+    if let Some(jobs) = args.jobs {
+        bounds::jobs(jobs.get())?;
+    }
+    // `--random`, `--runs` and `--max-time-s` are checked where they are
+    // read (`Input::random`, `solve::local::run`, `run_classical`).
+    if args.seed.is_some() && args.random.is_none() && mode != Mode::Local {
+        let given = first_given(&[
+            (args.board.is_some(), "--board"),
+            (args.facelets.is_some(), "--facelets"),
+            (args.scramble.is_some(), "--scramble"),
+            (args.testset.is_some(), "--testset"),
+            (args.distance_table, "--distance-table"),
+        ]);
+        if let Some(input) = given {
+            anyhow::bail!("--seed applies to --random (and local search's --runs); {input} draws nothing at random");
+        }
+    }
+    if args.metric.is_some()
+        && matches!(mode, Mode::Classical(_) | Mode::Table)
+        && let Some(Ok(PuzzleKind::Sliding(n))) = args.puzzle.as_deref().map(str::parse::<PuzzleKind>)
+    {
+        anyhow::bail!(
+            "--metric applies to the cubes (cube3, cube2); puzzle{} has one move set (the blank's four moves)",
+            n * n - 1
+        );
+    }
+    if mode == Mode::Table {
+        let mut ignored = search_flags(args);
+        ignored.retain(|&(_, flag)| !matches!(flag, "--distance-table" | "--max-depth" | "--metric"));
+        ignored.extend([(args.method.is_some(), "--method"), (args.jobs.is_some_and(|j| j.get() != 1), "--jobs")]);
+        if let Some(flag) = first_given(&ignored) {
+            anyhow::bail!(
+                "{flag} does not apply to --distance-table (a breadth-first search from the goal of --puzzle; \
+                 it takes --goal, --metric, --max-depth and the output flags)"
+            );
+        }
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        // Help and version are printed as they are; clap's own errors (exit
+        // status 2) with any long value the user typed shortened.
+        Err(e) if !e.use_stderr() => e.exit(),
+        Err(e) => {
+            eprint!("{}", shorten_quoted(&e.render().to_string(), &['\'', '`', '"']));
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
     let result = (|| {
-        if let Some(name) = args.puzzle.as_deref().filter(|p| ProblemKind::claims(p)) {
-            return run_local(&args, name);
-        }
-        if let Some(flag) = local_flag(&args) {
-            anyhow::bail!("{flag} applies to local search (--puzzle queens<N> or function-<name>)");
-        }
-        if parberry::is_method(&args.method) {
-            return run_parberry(&args);
-        }
-        let method: Method = args.method.parse()?;
-        let puzzle: Option<PuzzleKind> = args.puzzle.as_deref().map(str::parse).transpose().context("--puzzle")?;
-        let metric = parse_metric(args.metric.as_deref())?;
-        if args.distance_table {
-            if args.symmetry.is_some() {
-                anyhow::bail!("--symmetry applies to beam search with a trained oracle, not to --distance-table");
+        let mode = mode(&args)?;
+        check_request(&args, mode)?;
+        let puzzle = || -> anyhow::Result<Option<PuzzleKind>> {
+            args.puzzle.as_deref().map(str::parse).transpose().context("--puzzle")
+        };
+        match mode {
+            Mode::Local => run_local(&args),
+            Mode::Parberry => run_parberry(&args),
+            Mode::Table => {
+                let opts = TableOptions {
+                    puzzle: puzzle()?.unwrap_or(PuzzleKind::Cube3),
+                    goal: args.goal.clone(),
+                    metric: parse_metric(args.metric.as_deref())?.unwrap_or(Metric::Qtm),
+                    max_depth: args.max_depth.map(|d| u32::try_from(d).unwrap_or(u32::MAX)),
+                    out_root: args.out.clone().unwrap_or_else(|| PathBuf::from(CLASSICAL_OUT)),
+                    label: args.label.clone(),
+                    overwrite: args.overwrite,
+                };
+                Ok(distances::run(&opts)?.0)
             }
-            let opts = TableOptions {
-                puzzle: puzzle.unwrap_or(PuzzleKind::Cube3),
-                goal: args.goal.clone(),
-                metric: metric.unwrap_or(Metric::Qtm),
-                max_depth: args.max_depth.map(|d| u32::try_from(d).unwrap_or(u32::MAX)),
-                out_root: args.out.clone().unwrap_or_else(|| PathBuf::from(CLASSICAL_OUT)),
-                label: args.label.clone(),
-                overwrite: args.overwrite,
-            };
-            return Ok(distances::run(&opts)?.0);
-        }
-        let input = input(&args)?;
-        if method == Method::Beam && args.heuristic.is_none() {
-            run_oracle(&args, input, puzzle, metric)
-        } else {
-            run_classical(&args, input, method, puzzle.unwrap_or(PuzzleKind::Cube3), metric)
+            Mode::Oracle => {
+                let (puzzle, metric) = (puzzle()?, parse_metric(args.metric.as_deref())?);
+                run_oracle(&args, input(&args)?, puzzle, metric)
+            }
+            Mode::Classical(method) => {
+                let (puzzle, metric) = (puzzle()?, parse_metric(args.metric.as_deref())?);
+                run_classical(&args, input(&args)?, method, puzzle.unwrap_or(PuzzleKind::Cube3), metric)
+            }
         }
     })();
     match result {
@@ -218,10 +317,56 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", one_line(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// An error as one line, outermost context first: each cause joined with
+/// `: ` unless the text so far already ends with it (a message that
+/// includes its cause), line breaks folded into spaces.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.ends_with(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    let line = line.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
+    // Values the layers below quote in full are shortened here.
+    shorten_quoted(&line, &['`', '"'])
+}
+
+/// `text` with every segment between a pair of the same quote character
+/// (of `quotes`) that is longer than twice [`bounds::SHOWN_CHARS`]
+/// characters shortened by [`bounds::shorten`] (a value shortened already
+/// is shorter than that, and keeps its length).
+fn shorten_quoted(text: &str, quotes: &[char]) -> String {
+    let mut out = String::with_capacity(text.len().min(4096));
+    let mut rest = text;
+    while let Some(i) = rest.find(quotes) {
+        let q = rest[i..].chars().next().unwrap_or('`');
+        out.push_str(&rest[..i + q.len_utf8()]);
+        rest = &rest[i + q.len_utf8()..];
+        if let Some(j) = rest.find(q) {
+            let inner = &rest[..j];
+            if inner.chars().count() > 2 * bounds::SHOWN_CHARS {
+                out.push_str(&bounds::shorten(inner));
+            } else {
+                out.push_str(inner);
+            }
+            out.push(q);
+            rest = &rest[j + q.len_utf8()..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The instances named by `--facelets`, `--scramble`, `--board`,
@@ -237,8 +382,7 @@ fn input(args: &Args) -> anyhow::Result<Input> {
         Input::Board(b.clone())
     } else {
         match args.random {
-            Some(0) => anyhow::bail!("--random 0: give at least one instance"),
-            Some(n) => Input::Random { n, seed: args.seed },
+            Some(n) => Input::random(n, args.seed.unwrap_or(0))?,
             None => anyhow::bail!("give one of --facelets, --scramble, --board, --testset or --random"),
         }
     })
@@ -282,7 +426,7 @@ fn run_oracle(
         overwrite: args.overwrite,
         progress: !single && std::io::stderr().is_terminal(),
         escalate_to,
-        jobs: args.jobs.get(),
+        jobs: jobs(args),
         device: args.device.as_deref().map(|d| if d == "gpu" { DeviceKind::Gpu } else { DeviceKind::Cpu }),
         symmetry,
         kind: args
@@ -327,11 +471,7 @@ fn run_classical(
         }
         0
     };
-    let max_time = match args.max_time_s {
-        None => Duration::MAX,
-        Some(t) if t.is_finite() && t > 0.0 => Duration::from_secs_f64(t),
-        Some(t) => anyhow::bail!("--max-time-s {t}: expected a positive number of seconds"),
-    };
+    let max_time = args.max_time_s.map(bounds::max_time).transpose()?.unwrap_or(Duration::MAX);
     let single = input.is_single();
     let opts = ClassicalOptions {
         method,
@@ -341,15 +481,20 @@ fn run_classical(
         metric: metric.unwrap_or(Metric::Qtm),
         input,
         limits: Limits { max_generated: args.max_generated.unwrap_or(u64::MAX), max_time },
-        max_depth: u32::try_from(args.max_depth.unwrap_or(200)).unwrap_or(u32::MAX),
+        max_depth: args.max_depth.map(|d| u32::try_from(d).unwrap_or(u32::MAX)),
         width,
         out_root: args.out.clone().unwrap_or_else(|| PathBuf::from(CLASSICAL_OUT)),
-        jobs: args.jobs.get(),
+        jobs: jobs(args),
         label: args.label.clone(),
         overwrite: args.overwrite,
         progress: !single && std::io::stderr().is_terminal(),
     };
     Ok(classical::run(&opts)?)
+}
+
+/// `--jobs`, 1 when not given.
+fn jobs(args: &Args) -> usize {
+    args.jobs.map_or(1, NonZeroUsize::get)
 }
 
 /// The first flag of local search given, if any (refused elsewhere).
@@ -392,8 +537,8 @@ fn first_given(flags: &[(bool, &'static str)]) -> Option<&'static str> {
 }
 
 /// `--puzzle queens<N>` or `function-<name>`: seeded local-search runs.
-fn run_local(args: &Args, name: &str) -> anyhow::Result<PathBuf> {
-    let problem: ProblemKind = name.parse().context("--puzzle")?;
+fn run_local(args: &Args) -> anyhow::Result<PathBuf> {
+    let problem: ProblemKind = args.puzzle.as_deref().unwrap_or_default().parse().context("--puzzle")?;
     let mut misplaced = search_flags(args);
     misplaced.extend([
         (args.goal.is_some(), "--goal"),
@@ -402,19 +547,16 @@ fn run_local(args: &Args, name: &str) -> anyhow::Result<PathBuf> {
         (args.scramble.is_some(), "--scramble"),
         (args.testset.is_some(), "--testset"),
         (args.random.is_some(), "--random"),
-        (args.jobs.get() != 1, "--jobs"),
+        (args.jobs.is_some_and(|j| j.get() != 1), "--jobs"),
     ]);
     if let Some(flag) = first_given(&misplaced) {
         anyhow::bail!(
             "{flag} does not apply to local search on {problem} (it takes --runs, --seed, --method and the limits)"
         );
     }
-    let method: LocalMethod = args.method.parse().with_context(|| {
-        if args.method == "beam" {
-            "--method beam (the default)".to_string()
-        } else {
-            format!("--method {}", args.method)
-        }
+    let method: LocalMethod = method_name(args).parse().with_context(|| match &args.method {
+        None => "--method beam (the default)".to_string(),
+        Some(m) => format!("--method {}", bounds::shorten(m)),
     })?;
     let annealing = method == LocalMethod::Annealing;
     for (given, flag, applies) in [
@@ -436,7 +578,7 @@ fn run_local(args: &Args, name: &str) -> anyhow::Result<PathBuf> {
         problem,
         config,
         runs: args.runs.unwrap_or(1),
-        seed: args.seed,
+        seed: args.seed.unwrap_or(0),
         out_root: args.out.clone().unwrap_or_else(|| PathBuf::from(CLASSICAL_OUT)),
         label: args.label.clone(),
         overwrite: args.overwrite,
@@ -461,7 +603,7 @@ fn run_parberry(args: &Args) -> anyhow::Result<PathBuf> {
         out_root: args.out.clone().unwrap_or_else(|| PathBuf::from(CLASSICAL_OUT)),
         label: args.label.clone(),
         overwrite: args.overwrite,
-        jobs: args.jobs.get(),
+        jobs: jobs(args),
     };
     Ok(parberry::run(&opts)?)
 }

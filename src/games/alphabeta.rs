@@ -17,7 +17,7 @@
 //! much as searching them.
 
 use super::Game;
-use super::report::{Counts, SearchReport, take_buffer};
+use super::report::{Budget, Counts, Exceeded, SearchReport};
 use std::time::Instant;
 
 /// How αβ orders the moves of a position before searching them.
@@ -36,18 +36,21 @@ pub(crate) struct AlphaBeta<'h, M> {
     pub counts: Counts,
     ordering: Ordering,
     buffers: Vec<Vec<M>>,
-    keyed: Vec<Vec<(f64, M)>>,
+    /// Scratch space of [`AlphaBeta::order`] (one for all plies: ordering
+    /// finishes before the search goes deeper).
+    keyed: Vec<(f64, M)>,
     hint: &'h [M],
     track_pv: bool,
     pv: Vec<Vec<M>>,
 }
 
 impl<'h, M: Copy + PartialEq> AlphaBeta<'h, M> {
-    /// A search with `ordering` that tries `hint[ply]` first along the
-    /// hinted line, and records the principal variation if `track_pv`.
-    pub fn new(ordering: Ordering, hint: &'h [M], track_pv: bool) -> Self {
+    /// A search from `game`'s position within `budget` with `ordering`
+    /// that tries `hint[ply]` first along the hinted line, and records the
+    /// principal variation if `track_pv`.
+    pub fn new<G: Game<Move = M>>(game: &G, budget: Budget, ordering: Ordering, hint: &'h [M], track_pv: bool) -> Self {
         Self {
-            counts: Counts { nodes: 1, ..Counts::default() },
+            counts: Counts::root(game, budget),
             ordering,
             buffers: Vec::new(),
             keyed: Vec::new(),
@@ -64,8 +67,8 @@ impl<'h, M: Copy + PartialEq> AlphaBeta<'h, M> {
 
     /// Orders `moves` best first by their one-ply scores for the agent to
     /// move (a stable sort: ties keep the game's order).
-    fn order<G: Game<Move = M>>(&mut self, game: &mut G, ply: usize, moves: &mut [M]) {
-        let mut keyed = take_buffer(&mut self.keyed, ply);
+    fn order<G: Game<Move = M>>(&mut self, game: &mut G, moves: &mut [M]) {
+        let keyed = &mut self.keyed;
         keyed.clear();
         for &m in moves.iter() {
             let token = game.apply(m);
@@ -82,7 +85,6 @@ impl<'h, M: Copy + PartialEq> AlphaBeta<'h, M> {
         for (slot, &(_, m)) in moves.iter_mut().zip(keyed.iter()) {
             *slot = m;
         }
-        self.keyed[ply] = keyed;
     }
 
     /// The fail-soft αβ value of `game` within `(alpha, beta)` and the move
@@ -108,7 +110,7 @@ impl<'h, M: Copy + PartialEq> AlphaBeta<'h, M> {
             Err(value) => return (value, None),
         };
         if self.ordering == Ordering::Static && remaining != Some(1) && moves.len() > 1 {
-            self.order(game, ply, &mut moves);
+            self.order(game, &mut moves);
         }
         let mut hinted = false;
         if on_hint
@@ -127,6 +129,9 @@ impl<'h, M: Copy + PartialEq> AlphaBeta<'h, M> {
             let child_hint = hinted && i == 0;
             let (v, _) = self.search(game, ply + 1, remaining.map(|d| d - 1), alpha, beta, child_hint);
             game.undo(m, token);
+            if self.counts.stopped {
+                break;
+            }
             if best_move.is_none() || (max && v > best) || (!max && v < best) {
                 best = v;
                 best_move = Some(m);
@@ -161,8 +166,25 @@ impl<'h, M: Copy + PartialEq> AlphaBeta<'h, M> {
 /// the game's order that attains the value); with ordering, the best move
 /// attains the same value but may be another of equal value.
 pub fn alpha_beta<G: Game>(game: &mut G, depth: Option<u32>, ordering: Ordering) -> SearchReport<G::Move> {
+    match alpha_beta_within(game, depth, ordering, Budget::UNLIMITED) {
+        Ok(report) => report,
+        Err(_) => unreachable!("an unlimited budget is never exceeded"),
+    }
+}
+
+/// [`alpha_beta`] within `budget`: [`Exceeded`] once it has made more
+/// positions than that (the position is restored either way).
+///
+/// # Errors
+/// The budget ran out before the search finished.
+pub fn alpha_beta_within<G: Game>(
+    game: &mut G,
+    depth: Option<u32>,
+    ordering: Ordering,
+    budget: Budget,
+) -> Result<SearchReport<G::Move>, Exceeded> {
     let start = Instant::now();
-    let mut s = AlphaBeta::new(ordering, &[], false);
+    let mut s = AlphaBeta::new(game, budget, ordering, &[], false);
     let (value, best_move) = s.search(game, 0, depth, f64::NEG_INFINITY, f64::INFINITY, false);
-    SearchReport::new(value, best_move, depth, s.counts, start.elapsed())
+    s.counts.finish(value, best_move, depth, start.elapsed())
 }

@@ -2,11 +2,11 @@
 //! node-count table's `method` column and the docs.
 
 use super::Game;
-use super::alphabeta::{Ordering, alpha_beta};
-use super::deepening::iterative_deepening;
+use super::alphabeta::{Ordering, alpha_beta_within};
+use super::deepening::iterative_deepening_within;
 use super::error::GameError;
-use super::minimax::minimax;
-use super::report::SearchReport;
+use super::minimax::minimax_within;
+use super::report::{Budget, Exceeded, SearchReport};
 use std::fmt;
 use std::str::FromStr;
 
@@ -44,15 +44,39 @@ impl Method {
     /// finite game). Iterative deepening reports the deepest iteration's
     /// value and move with the counts of all iterations summed.
     pub fn run<G: Game>(self, game: &mut G, depth: Option<u32>) -> SearchReport<G::Move> {
+        match self.run_within(game, depth, Budget::UNLIMITED) {
+            Ok(report) => report,
+            Err(_) => unreachable!("an unlimited budget is never exceeded"),
+        }
+    }
+
+    /// [`Method::run`] within `budget` (for iterative deepening, shared by
+    /// its iterations).
+    ///
+    /// # Errors
+    /// The budget ran out before the search finished (for iterative
+    /// deepening: before its last iteration finished).
+    pub fn run_within<G: Game>(
+        self,
+        game: &mut G,
+        depth: Option<u32>,
+        budget: Budget,
+    ) -> Result<SearchReport<G::Move>, Exceeded> {
         match self {
-            Method::Minimax => minimax(game, depth),
-            Method::AlphaBeta => alpha_beta(game, depth, Ordering::None),
-            Method::AlphaBetaOrdered => alpha_beta(game, depth, Ordering::Static),
-            Method::Iterative => match iterative_deepening(game, depth, Ordering::Static).total() {
-                Some(r) => r,
-                // Depth 0 has no iteration: the evaluation of the root.
-                None => minimax(game, depth),
-            },
+            Method::Minimax => minimax_within(game, depth, budget),
+            Method::AlphaBeta => alpha_beta_within(game, depth, Ordering::None, budget),
+            Method::AlphaBetaOrdered => alpha_beta_within(game, depth, Ordering::Static, budget),
+            Method::Iterative => {
+                let d = iterative_deepening_within(game, depth, Ordering::Static, budget);
+                if let Some(e) = d.stopped {
+                    return Err(e);
+                }
+                match d.total() {
+                    Some(r) => Ok(r),
+                    // Depth 0 has no iteration: the evaluation of the root.
+                    None => minimax_within(game, depth, budget),
+                }
+            }
         }
     }
 }

@@ -5,7 +5,7 @@
 //! every expanded position is searched, in the game's move order.
 
 use super::Game;
-use super::report::{Counts, SearchReport};
+use super::report::{Budget, Counts, Exceeded, SearchReport};
 use std::time::Instant;
 
 struct Minimax<M> {
@@ -29,6 +29,9 @@ impl<M: Copy> Minimax<M> {
             self.counts.nodes += 1;
             let (v, _) = self.search(game, ply + 1, remaining.map(|d| d - 1));
             game.undo(m, token);
+            if self.counts.stopped {
+                break;
+            }
             if best_move.is_none() || (max && v > best) || (!max && v < best) {
                 best = v;
                 best_move = Some(m);
@@ -44,8 +47,24 @@ impl<M: Copy> Minimax<M> {
 /// position is restored before returning. Ties go to the first move in the
 /// game's order.
 pub fn minimax<G: Game>(game: &mut G, depth: Option<u32>) -> SearchReport<G::Move> {
+    match minimax_within(game, depth, Budget::UNLIMITED) {
+        Ok(report) => report,
+        Err(_) => unreachable!("an unlimited budget is never exceeded"),
+    }
+}
+
+/// [`minimax()`] within `budget`: [`Exceeded`] once it has made more
+/// positions than that (the position is restored either way).
+///
+/// # Errors
+/// The budget ran out before the search finished.
+pub fn minimax_within<G: Game>(
+    game: &mut G,
+    depth: Option<u32>,
+    budget: Budget,
+) -> Result<SearchReport<G::Move>, Exceeded> {
     let start = Instant::now();
-    let mut s = Minimax { counts: Counts { nodes: 1, ..Counts::default() }, buffers: Vec::new() };
+    let mut s = Minimax { counts: Counts::root(game, budget), buffers: Vec::new() };
     let (value, best_move) = s.search(game, 0, depth);
-    SearchReport::new(value, best_move, depth, s.counts, start.elapsed())
+    s.counts.finish(value, best_move, depth, start.elapsed())
 }

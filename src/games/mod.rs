@@ -22,6 +22,11 @@
 //! optional move ordering), [`deepening`]; [`method`] names them for the
 //! `play` binary, [`play`] runs its requests and [`table`] writes node
 //! counts across depths.
+//!
+//! **Bounds.** Every search has a `_within` form that takes a [`Budget`] of
+//! positions and stops with [`Exceeded`] rather than run on; recursion is
+//! as deep as the depth limit or the longest line of the game, whichever
+//! is shorter, and `play` caps the depth per game ([`play::GameKind::max_depth`]).
 
 pub mod alphabeta;
 pub mod deepening;
@@ -35,12 +40,12 @@ pub mod sticks;
 pub mod table;
 pub mod tictactoe;
 
-pub use alphabeta::{Ordering, alpha_beta};
-pub use deepening::{Deepening, iterative_deepening};
+pub use alphabeta::{Ordering, alpha_beta, alpha_beta_within};
+pub use deepening::{Deepening, iterative_deepening, iterative_deepening_within};
 pub use error::GameError;
 pub use method::Method;
-pub use minimax::minimax;
-pub use report::SearchReport;
+pub use minimax::{minimax, minimax_within};
+pub use report::{Budget, Exceeded, SearchReport};
 
 use std::fmt;
 
@@ -84,6 +89,14 @@ pub trait Game {
     /// used at a depth cutoff and to order moves. It should lie strictly
     /// between the losing and the winning utilities.
     fn evaluate(&self) -> f64;
+
+    /// What making and scoring one position of this game costs, in units
+    /// of the simplest games' positions (at least 1), for a node
+    /// [`Budget`]: read once at the root of a search, so it must not be
+    /// smaller anywhere below it. The default is 1.
+    fn work_per_position(&self) -> u64 {
+        1
+    }
 
     /// Whether MAX is to move.
     fn max_to_move(&self) -> bool {

@@ -11,6 +11,15 @@
 //! [`Game::evaluate`](super::Game::evaluate) at the depth limit
 //! (`horizon_leaves` of them). `probes` counts children made and scored only
 //! to order moves (αβ with ordering); they are not part of `nodes`.
+//!
+//! **Budget.** A search can be given a budget of positions ([`Budget`]):
+//! it counts every position it *makes* — the root, and every legal move
+//! listed at an expanded position, whether that child is then searched,
+//! probed for ordering or pruned by αβ (listing it is work either way) —
+//! weighted by [`Game::work_per_position`](super::Game::work_per_position).
+//! For minimax on a game of weight 1 that is exactly `nodes`. A search
+//! that would make more stops at once and reports [`Exceeded`] instead of
+//! a value.
 
 use super::Game;
 use std::time::Duration;
@@ -37,21 +46,88 @@ pub struct SearchReport<M> {
     pub horizon_leaves: u64,
     /// Children made and scored only to order moves (not in `nodes`).
     pub probes: u64,
+    /// Positions made, weighted: the unit of a [`Budget`] (see the module
+    /// documentation).
+    pub made: u64,
     /// Wall time.
     pub elapsed: Duration,
 }
 
-/// The counters a search keeps while it runs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// The most positions a search may make (see the module documentation).
+/// `Budget::UNLIMITED` never stops a search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget(pub u64);
+
+impl Budget {
+    /// No limit.
+    pub const UNLIMITED: Budget = Budget(u64::MAX);
+}
+
+/// A search stopped by its [`Budget`] before it finished: what it had done
+/// by then. It has no value: a partly searched tree has none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exceeded {
+    /// The budget.
+    pub budget: u64,
+    /// Positions made (weighted) when it stopped: more than `budget`.
+    pub made: u64,
+    /// Positions visited by then.
+    pub nodes: u64,
+    /// Wall time until it stopped.
+    pub elapsed: Duration,
+}
+
+/// The counters a search keeps while it runs, and its budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Counts {
     pub nodes: u64,
     pub expanded: u64,
     pub leaves: u64,
     pub horizon_leaves: u64,
     pub probes: u64,
+    /// Positions made, weighted by `weight`.
+    pub made: u64,
+    /// The budget on `made`.
+    limit: u64,
+    /// What one position made costs.
+    weight: u64,
+    /// Set once `made` passed `limit`: every search level returns at once.
+    pub stopped: bool,
 }
 
 impl Counts {
+    /// The counters of a search from `game`'s position (the root counted)
+    /// within `budget`.
+    pub(crate) fn root<G: Game>(game: &G, budget: Budget) -> Self {
+        let weight = game.work_per_position().max(1);
+        Self {
+            nodes: 1,
+            expanded: 0,
+            leaves: 0,
+            horizon_leaves: 0,
+            probes: 0,
+            made: weight,
+            limit: budget.0,
+            weight,
+            stopped: weight > budget.0,
+        }
+    }
+
+    /// The report of a search that finished, or what it had done when the
+    /// budget stopped it.
+    pub(crate) fn finish<M>(
+        self,
+        value: f64,
+        best_move: Option<M>,
+        depth: Option<u32>,
+        elapsed: Duration,
+    ) -> Result<SearchReport<M>, Exceeded> {
+        if self.stopped {
+            return Err(Exceeded { budget: self.limit, made: self.made, nodes: self.nodes, elapsed });
+        }
+        Ok(SearchReport::new(value, best_move, depth, self, elapsed))
+    }
+
     /// Where a search stops at `game` without expanding it: a terminal
     /// position scores its utility, the depth limit (`remaining == Some(0)`)
     /// its evaluation; either way it is counted as a leaf. `None` means
@@ -77,6 +153,9 @@ impl Counts {
         ply: usize,
         remaining: Option<u32>,
     ) -> Result<Vec<G::Move>, f64> {
+        if self.stopped {
+            return Err(0.0);
+        }
         if let Some(v) = self.stop(game, remaining) {
             return Err(v);
         }
@@ -85,6 +164,14 @@ impl Counts {
         if moves.is_empty() {
             buffers[ply] = moves;
             return Err(self.dead_end(game));
+        }
+        self.made = self.made.saturating_add((moves.len() as u64).saturating_mul(self.weight));
+        if self.made > self.limit {
+            // Out of budget: no value below here means anything; the
+            // callers see `stopped` and return without looking at it.
+            self.stopped = true;
+            buffers[ply] = moves;
+            return Err(0.0);
         }
         self.expanded += 1;
         Ok(moves)
@@ -110,6 +197,7 @@ impl<M> SearchReport<M> {
             leaves: c.leaves,
             horizon_leaves: c.horizon_leaves,
             probes: c.probes,
+            made: c.made,
             elapsed,
         }
     }

@@ -24,6 +24,11 @@ pub const MAX_PILES: usize = 8;
 /// The most sticks in one pile.
 pub const MAX_PILE: u32 = 1000;
 
+/// The longest game any position allows, in plies: every move takes at
+/// least one stick, so a game lasts at most as many plies as there are
+/// sticks, and a position holds at most [`MAX_PILES`] × [`MAX_PILE`].
+pub const LONGEST_GAME: u32 = MAX_PILES as u32 * MAX_PILE;
+
 /// A move: take `count` sticks from pile `pile` (0-based).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Take {
@@ -75,6 +80,13 @@ impl Sticks {
     #[must_use]
     pub fn total(&self) -> u64 {
         self.piles().iter().map(|&p| u64::from(p)).sum()
+    }
+
+    /// The longest rest of the game from here, in plies: one stick per
+    /// move (at most [`LONGEST_GAME`]).
+    #[must_use]
+    pub fn longest_rest(&self) -> u32 {
+        u32::try_from(self.total()).unwrap_or(LONGEST_GAME)
     }
 }
 

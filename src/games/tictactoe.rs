@@ -22,6 +22,9 @@ use std::str::FromStr;
 pub const LINES: [[usize; 3]; 8] =
     [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
 
+/// The longest game, in plies: one mark per move on nine cells.
+pub const LONGEST_GAME: u32 = 9;
+
 /// A move: the cell (0..9, row-major) the player to move marks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Cell(pub u8);
@@ -68,6 +71,13 @@ impl TicTacToe {
             let m = self.cells[l[0]]?;
             (self.cells[l[1]] == Some(m) && self.cells[l[2]] == Some(m)).then_some(m)
         })
+    }
+
+    /// An upper bound on the rest of the game from here, in plies: the
+    /// empty cells (0 once someone has three in a row).
+    #[must_use]
+    pub fn longest_rest(&self) -> u32 {
+        if self.winner().is_some() { 0 } else { 9 - u32::from(self.filled) }
     }
 
     fn count(&self, mark: Mark) -> usize {

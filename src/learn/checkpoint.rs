@@ -68,6 +68,52 @@ pub struct LoopState {
     pub snapshot_step: Option<u64>,
     /// Training loss and accuracy accumulated since the last log row.
     pub window: Window,
+    /// What the network is: the run's `[puzzle]` and `[model]` sections and
+    /// seed ([`fingerprint`]); absent in checkpoints written before it was
+    /// recorded, which are then checked by seed (and shape) only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<serde_json::Value>,
+}
+
+/// The identity of the network a config trains: its `[puzzle]` and
+/// `[model]` sections and its seed, as JSON.
+#[must_use]
+pub fn fingerprint(cfg: &crate::learn::config::TrainConfig) -> serde_json::Value {
+    serde_json::json!({ "puzzle": cfg.puzzle, "model": cfg.model, "seed": cfg.run.seed })
+}
+
+/// Checks that the checkpoint at `path` with loop state `state` was trained
+/// as `cfg` describes: the same puzzle, network and seed.
+///
+/// # Errors
+/// [`LearnError::ForeignCheckpoint`] naming the first key that differs and
+/// both values.
+pub fn check_origin(state: &LoopState, cfg: &crate::learn::config::TrainConfig, path: &Path) -> Result<(), LearnError> {
+    let ours = fingerprint(cfg);
+    let theirs = state.fingerprint.clone().unwrap_or_else(|| serde_json::json!({ "seed": state.seed }));
+    let short = |v: Option<&serde_json::Value>| {
+        let text = v.map_or_else(|| "(not set)".to_string(), ToString::to_string);
+        if text.chars().count() > 60 { format!("{}…", text.chars().take(60).collect::<String>()) } else { text }
+    };
+    let mut differ = None;
+    for section in ["puzzle", "model"] {
+        let (Some(a), Some(b)) = (theirs.get(section).and_then(|v| v.as_object()), ours[section].as_object()) else {
+            continue;
+        };
+        if let Some(key) = b.keys().chain(a.keys()).find(|k| a.get(*k) != b.get(*k)) {
+            differ = Some((format!("{section}.{key}"), short(a.get(key)), short(b.get(key))));
+            break;
+        }
+    }
+    if differ.is_none() && theirs.get("seed") != ours.get("seed") {
+        differ = Some(("run.seed".to_string(), short(theirs.get("seed")), short(ours.get("seed"))));
+    }
+    match differ {
+        None => Ok(()),
+        Some((key, checkpoint, config)) => {
+            Err(LearnError::ForeignCheckpoint { path: path.to_path_buf(), key, checkpoint, config })
+        }
+    }
 }
 
 /// Sums over the steps since the last `metrics.csv` row.
@@ -241,6 +287,7 @@ mod tests {
                 seed: 7,
                 snapshot_step: Some(step),
                 window: Window { loss_sum: 2.0, steps: 1, correct: 3, samples: 4 },
+                fingerprint: Some(serde_json::json!({ "seed": 7 })),
             },
             model: vec![1, 2, 3],
             optimizer: vec![4, 5],

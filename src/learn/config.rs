@@ -52,7 +52,11 @@ pub enum ConfigError {
 }
 
 fn invalid(key: &'static str, value: impl ToString, rule: impl Into<String>) -> ConfigError {
-    ConfigError::Invalid { key, value: value.to_string(), rule: rule.into() }
+    let value = value.to_string();
+    // A 300-digit number is echoed by its start only.
+    let value =
+        if value.chars().count() > 40 { format!("{}…", value.chars().take(40).collect::<String>()) } else { value };
+    ConfigError::Invalid { key, value, rule: rule.into() }
 }
 
 /// The whole training configuration.
@@ -235,7 +239,7 @@ impl ModelSection {
     /// Whether a Q-distance network also learns from the walk's next move.
     #[must_use]
     pub fn forward_targets(&self) -> bool {
-        self.kind == OracleKind::QDistance && self.forward_targets.unwrap_or(true)
+        self.kind.has_forward_targets() && self.forward_targets.unwrap_or(true)
     }
 }
 
@@ -468,11 +472,20 @@ fn toml_message(text: &str, e: &toml::de::Error) -> String {
     }
 }
 
+/// The largest config file read.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
 impl TrainConfig {
-    /// Reads, parses and validates a config file.
+    /// Reads (at most [`MAX_CONFIG_BYTES`]), parses and validates a config file.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+        use std::io::Read;
+        let read = |source| ConfigError::Read { path: path.to_path_buf(), source };
+        let mut text = String::new();
+        std::fs::File::open(path).map_err(read)?.take(MAX_CONFIG_BYTES + 1).read_to_string(&mut text).map_err(read)?;
+        if text.len() as u64 > MAX_CONFIG_BYTES {
+            let message = format!("the file is larger than {MAX_CONFIG_BYTES} bytes (a config is a few hundred)");
+            return Err(ConfigError::Parse { path: path.to_path_buf(), message });
+        }
         Self::parse(&text, path)
     }
 
@@ -480,7 +493,8 @@ impl TrainConfig {
     pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
         let cfg: TrainConfig = toml::from_str(text)
             .map_err(|e| ConfigError::Parse { path: path.to_path_buf(), message: toml_message(text, &e) })?;
-        cfg.validate()?;
+        // A rule broken is reported with the file it is in.
+        cfg.validate().map_err(|e| ConfigError::Parse { path: path.to_path_buf(), message: e.to_string() })?;
         Ok(cfg)
     }
 
@@ -557,7 +571,7 @@ impl TrainConfig {
             return Err(invalid("model.residual_blocks", self.model.residual_blocks, "must be <= 64"));
         }
         match (self.model.kind, self.model.loss) {
-            (OracleKind::Policy, Some(l @ (Loss::Mse | Loss::Huber))) => {
+            (k, Some(l @ (Loss::Mse | Loss::Huber))) if !k.is_regression() => {
                 return Err(invalid(
                     "model.loss",
                     l.name(),
@@ -574,7 +588,7 @@ impl TrainConfig {
             _ => {}
         }
         if let Some(f) = self.model.forward_targets
-            && self.model.kind != OracleKind::QDistance
+            && !self.model.kind.has_forward_targets()
         {
             return Err(invalid(
                 "model.forward_targets",

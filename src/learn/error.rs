@@ -31,6 +31,14 @@ pub enum LearnError {
         /// The target.
         path: PathBuf,
     },
+    /// An export into the run it copies.
+    #[error("cannot export {} into {}: the destination is inside the run it copies", run.display(), path.display())]
+    ExportInside {
+        /// The target.
+        path: PathBuf,
+        /// The run.
+        run: PathBuf,
+    },
     /// A run with no checkpoint to load.
     #[error("no checkpoint (step-*.ckpt) found in {}", dir.display())]
     NoCheckpoint {
@@ -101,8 +109,52 @@ pub enum LearnError {
         /// The run's saved config.
         saved: PathBuf,
     },
+    /// An environment variable with a value the tool does not know.
+    #[error("{0}")]
+    Environment(String),
+    /// A network and batch that cannot fit in this machine's memory.
+    #[error(
+        "{detail} needs about {need_gib:.1} GiB of memory to train, more than this machine's {have_gib:.1} GiB; \
+         shrink model.hidden, model.residual_blocks or data.states_per_step"
+    )]
+    Memory {
+        /// The config's network and batch, in words.
+        detail: String,
+        /// The estimate.
+        need_gib: f64,
+        /// The machine's memory.
+        have_gib: f64,
+    },
+    /// A checkpoint trained as another network than the run's config says.
+    #[error(
+        "checkpoint {} was trained with {key} = {checkpoint}, but the run's config has {key} = {config}; \
+         refusing to load another network's weights",
+        path.display()
+    )]
+    ForeignCheckpoint {
+        /// The checkpoint.
+        path: PathBuf,
+        /// The first key that differs, e.g. `model.kind`.
+        key: String,
+        /// Its value in the checkpoint.
+        checkpoint: String,
+        /// Its value in the config.
+        config: String,
+    },
+    /// A resumed run whose `meta.json` would lose the earlier legs.
+    #[error(
+        "cannot resume: {} {rule}, so the earlier legs' history would be lost; restore it, or resume \
+         with --fresh-logs to start it afresh (the old file is kept beside it)",
+        path.display()
+    )]
+    History {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        rule: String,
+    },
     /// A log of a resumed run that cannot be continued.
-    #[error("cannot resume the log {file}; start unreadable logs afresh with --fresh-logs (the old files are kept)")]
+    #[error("cannot resume the log {file} (start unreadable logs afresh with --fresh-logs; the old files are kept)")]
     Log {
         /// The log's file name.
         file: String,

@@ -234,7 +234,7 @@ impl OracleNet {
     /// The device's data cannot be read back as `f32`.
     pub fn predict(&self, x: Tensor<2>, kind: OracleKind) -> Result<Vec<f32>, LearnError> {
         let y = self.forward(x);
-        let y = if kind == OracleKind::Policy { log_softmax(y, 1) } else { y };
+        let y = if kind.is_distribution() { log_softmax(y, 1) } else { y };
         y.into_data().convert::<f32>().try_into_vec::<f32>().map_err(|e| LearnError::Predictions(format!("{e:?}")))
     }
 }
@@ -321,6 +321,7 @@ fn explain_mismatch(message: &str) -> String {
 /// An unusable checkpoint, or weights that do not fit `cfg`'s model.
 pub fn load_for_inference(cfg: &TrainConfig, path: &Path, device: &Device) -> Result<OracleNet, LearnError> {
     let ck = checkpoint::load(path)?;
+    checkpoint::check_origin(&ck.state, cfg, path)?;
     fit(cfg, ck.model, device, &format!("loading the model from {}", path.display()))
 }
 

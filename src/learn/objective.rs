@@ -23,13 +23,11 @@ use crate::search::OracleKind;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
-/// The regression target of a sample at walk step `depth`.
+/// The regression target of a sample at walk step `depth`
+/// ([`OracleKind::target`]; a policy has none, and gets the depth).
 #[must_use]
 pub fn target(kind: OracleKind, depth: u16) -> f32 {
-    match kind {
-        OracleKind::QDistance => f32::from(depth) - 1.0,
-        _ => f32::from(depth),
-    }
+    kind.target(depth).unwrap_or(f32::from(depth))
 }
 
 /// The batch loss (a one-element tensor that keeps its graph) and the
@@ -101,34 +99,17 @@ fn regression(loss: Loss, pred: Tensor<2>, target: Tensor<2>) -> Tensor<2> {
     }
 }
 
-/// Whether one prediction row (`outputs` floats: log-probabilities or
-/// distances) ranks its sample correctly, by the kind's rule, among the
-/// moves whose bit is set in `legal`.
+/// Whether one prediction row ranks its sample correctly
+/// ([`OracleKind::is_correct`]).
 #[must_use]
 pub fn is_correct(kind: OracleKind, row: &[f32], label: i64, depth: u16, legal: u32) -> bool {
-    let pick = |better: fn(f32, f32) -> bool| {
-        (0..row.len())
-            .filter(|&m| legal >> m & 1 == 1)
-            .reduce(|best, m| if better(row[m], row[best]) { m } else { best })
-            .unwrap_or(0)
-    };
-    match kind {
-        OracleKind::Policy => pick(|a, b| a > b) == label as usize,
-        OracleKind::QDistance => pick(|a, b| a < b) == label as usize,
-        OracleKind::Value => (row[0] - target(kind, depth)).abs() < 0.5,
-    }
+    kind.is_correct(row, label, depth, legal)
 }
 
-/// The columns of `eval.csv` for a kind: per depth, the accuracy, then the
-/// cross-entropy of a policy, or the mean prediction and its RMSE against
-/// the walk target for the distance kinds.
+/// The columns of `eval.csv` for a kind ([`OracleKind::eval_columns`]).
 #[must_use]
 pub fn eval_header(kind: OracleKind) -> &'static [&'static str] {
-    if kind.is_regression() {
-        &["step", "depth", "states", "accuracy", "mean_prediction", "rmse"]
-    } else {
-        &["step", "depth", "states", "accuracy", "cross_entropy"]
-    }
+    kind.eval_columns()
 }
 
 /// Held-out metrics of one depth.
@@ -158,13 +139,14 @@ pub fn by_depth(kind: OracleKind, predictions: &[f32], outputs: usize, set: &Bat
         let d = &mut m[usize::from(depth)];
         d.states += 1;
         d.accuracy += f64::from(u8::from(is_correct(kind, row, label, depth, set.legal[i])));
-        let col = if kind == OracleKind::Value { 0 } else { label as usize };
+        let col = kind.column(label as usize);
         let x = f64::from(row[col]);
-        match kind {
-            OracleKind::Policy => d.mean -= x,
-            _ => {
+        match kind.target(depth) {
+            // A policy's mean is the cross-entropy, −ln p(label).
+            None => d.mean -= x,
+            Some(t) => {
                 d.mean += x;
-                d.rmse += (x - f64::from(target(kind, depth))).powi(2);
+                d.rmse += (x - f64::from(t)).powi(2);
             }
         }
     }

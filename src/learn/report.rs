@@ -25,6 +25,43 @@ fn unix_now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
+/// Checks, before a run resumes at checkpoint step `step`, that its
+/// `meta.json` holds the legs up to that step; with `fresh`, an unusable
+/// one is kept beside as `meta.json.before-resume` and started afresh.
+pub(super) fn check_history(dir: &Path, step: u64, fresh: bool) -> Result<()> {
+    let path = dir.join("meta.json");
+    let rule = match std::fs::read(&path) {
+        Err(_) => Some("is missing or unreadable".to_string()),
+        Ok(bytes) => match serde_json::from_slice::<serde_json::Value>(&bytes) {
+            Err(e) => Some(format!("is not valid JSON ({e})")),
+            Ok(v) => match (v.get("legs").and_then(|l| l.as_array()), v.get("steps_done").and_then(|s| s.as_u64())) {
+                (Some(_), Some(done)) if done >= step => None,
+                (Some(_), Some(done)) => {
+                    Some(format!("records steps up to {done}, but the checkpoint is at step {step}"))
+                }
+                _ => Some("has no `legs` and `steps_done`".to_string()),
+            },
+        },
+    };
+    let Some(rule) = rule else { return Ok(()) };
+    if !fresh {
+        return Err(LearnError::History { path, rule });
+    }
+    if path.exists() {
+        let mut kept = dir.join("meta.json.before-resume");
+        let mut k = 1;
+        while kept.exists() {
+            k += 1;
+            kept = dir.join(format!("meta.json.before-resume-{k}"));
+        }
+        std::fs::rename(&path, &kept).map_err(crate::rundir::FileError::at("keeping aside", &path))?;
+        eprintln!("meta.json {rule}: started afresh (--fresh-logs); the old file is kept as {}", kept.display());
+    } else {
+        eprintln!("meta.json {rule}: started afresh (--fresh-logs)");
+    }
+    Ok(())
+}
+
 /// Run metadata, rewritten atomically at the start and end of every leg and
 /// at every checkpoint, so that a leg killed without warning (SIGKILL, a
 /// lost machine) is recorded up to the checkpoint the next leg resumes from.
@@ -370,14 +407,15 @@ fn distance_plots(dir: &Path, kind: OracleKind) -> Result<()> {
     Chart::new("Training loss", "step", "loss")
         .with(Series::new("training batches", Style::Line, zip(&m[0], &m[1])))
         .save(&plots.join("loss"))?;
-    let rule = if kind == OracleKind::Value { "|V - k| < 1/2" } else { "argmin Q = label" };
+    let rule = kind.accuracy_rule();
     Chart::new(format!("Training accuracy ({rule})"), "step", "accuracy")
         .with(Series::new("training batches", Style::Line, zip(&m[0], &m[2])))
         .save(&plots.join("accuracy"))?;
     let e = read_columns(&dir.join("eval.csv"), &["step", "depth", "mean_prediction", "rmse"])?;
     if let Some(&last) = e[0].last() {
         let rows: Vec<usize> = (0..e[0].len()).filter(|&i| e[0][i] == last).collect();
-        let target = |d: f64| if kind == OracleKind::Value { d } else { d - 1.0 };
+        // Walk steps are small whole numbers.
+        let target = |d: f64| kind.target(d as u16).map_or(d, f64::from);
         Chart {
             title: format!("Held-out predictions by walk step (step {last})"),
             x_label: "walk step k".into(),
@@ -429,6 +467,6 @@ pub(super) fn summary(o: &Outcome, state: &super::checkpoint::LoopState, params:
         loss.unwrap_or(f64::NAN),
         100.0 * acc.unwrap_or(f64::NAN)
     );
-    let kl = if kind == OracleKind::Policy { " kl.csv" } else { "" };
+    let kl = if kind.is_distribution() { " kl.csv" } else { "" };
     println!("files      config.toml meta.json metrics.csv eval.csv{kl} checkpoints/ diagnostics/ plots/");
 }

@@ -16,7 +16,7 @@ use super::model::load_model;
 use super::report;
 use crate::csvlog::{Col, CsvLog};
 use crate::learn::backend;
-use crate::learn::config::{DeviceKind, ModelSection, Schedule, TrainConfig};
+use crate::learn::config::{DeviceKind, Matmul, ModelSection, Schedule, TrainConfig};
 use crate::learn::data::{self, Batch, BatchSpec, BatchStream};
 use crate::learn::error::LearnError;
 use crate::learn::model::{OracleNet, forward_macs, parameter_count};
@@ -53,17 +53,54 @@ const EVAL_CHUNK: usize = 4096;
 /// Copies the run directory `run_dir` to `to` (a new directory) for
 /// inference: every file except `checkpoints/` and `solve/`, plus the newest
 /// checkpoint without its optimiser state (about a third of its size with
-/// Adam). Refuses an existing `to`. Returns the exported checkpoint's path.
+/// Adam). Refuses an existing `to` and one inside `run_dir`; a failed export
+/// removes what it wrote. Returns the exported checkpoint's path.
 pub fn export_weights(run_dir: &Path, to: &Path) -> Result<PathBuf> {
-    if !run_dir.join("config.toml").is_file() {
-        return Err(LearnError::NotARun { dir: run_dir.to_path_buf(), rule: "it has no config.toml" });
+    if !rundir::is_run(run_dir) {
+        return Err(LearnError::NotARun {
+            dir: run_dir.to_path_buf(),
+            rule: "it has no config.toml beside meta.json or checkpoints/",
+        });
     }
-    if to.exists() {
+    if std::fs::symlink_metadata(to).is_ok() {
         return Err(LearnError::ExportExists { path: to.to_path_buf() });
     }
+    if inside(to, run_dir) {
+        return Err(LearnError::ExportInside { path: to.to_path_buf(), run: run_dir.to_path_buf() });
+    }
     let newest = checkpoint::latest(&run_dir.join("checkpoints"))?;
-    copy_tree(run_dir, to, &["checkpoints", "solve"])?;
-    checkpoint::save_weights_only(&newest, &to.join("checkpoints"))
+    let exported = copy_tree(run_dir, to, &["checkpoints", "solve"])
+        .map_err(LearnError::from)
+        .and_then(|()| checkpoint::save_weights_only(&newest, &to.join("checkpoints")));
+    if exported.is_err() {
+        let _ = std::fs::remove_dir_all(to);
+    }
+    exported
+}
+
+/// Whether the (not yet existing) path `path` lies inside folder `dir`. The
+/// path is resolved one component at a time, through every part that
+/// exists, so `..` and symbolic links cannot hide it.
+fn inside(path: &Path, dir: &Path) -> bool {
+    use std::path::Component;
+    let Ok(dir) = dir.canonicalize() else { return false };
+    let Ok(cwd) = std::env::current_dir() else { return false };
+    let mut at = PathBuf::new();
+    for part in cwd.join(path).components() {
+        match part {
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::CurDir => {}
+            other => {
+                at.push(other);
+                if let Ok(real) = at.canonicalize() {
+                    at = real;
+                }
+            }
+        }
+    }
+    at.starts_with(&dir)
 }
 
 fn copy_tree(from: &Path, to: &Path, skip: &[&str]) -> std::result::Result<(), FileError> {
@@ -82,6 +119,57 @@ fn copy_tree(from: &Path, to: &Path, skip: &[&str]) -> std::result::Result<(), F
         }
     }
     Ok(())
+}
+
+/// This machine's memory in bytes (`MemTotal` of `/proc/meminfo`), if known.
+fn machine_memory() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024.0)
+}
+
+/// Refuses, before anything is allocated, a CPU run whose network and batch
+/// cannot fit in memory: weights, gradients and Adam's two moments (4 floats
+/// a parameter, twice for burn's working copies), and each layer's
+/// activations for a batch (6 floats a unit a row: forward values kept for
+/// the backward pass, and their gradients). The GPU's memory is not known
+/// here and is not checked.
+fn check_memory(cfg: &TrainConfig) -> Result<()> {
+    if cfg.backend.device != DeviceKind::Cpu {
+        return Ok(());
+    }
+    let Some(have) = machine_memory() else { return Ok(()) };
+    let puzzle = cfg.puzzle()?;
+    let (inputs, outputs) = (puzzle.encoded_len(), cfg.model.kind.outputs(puzzle.num_moves()));
+    let params = parameter_count_f64(&cfg.model, inputs, outputs);
+    let last = cfg.model.hidden.last().copied().unwrap_or(0) as f64;
+    let units = cfg.model.hidden.iter().map(|&h| h as f64).sum::<f64>()
+        + 2.0 * cfg.model.residual_blocks as f64 * last
+        + (inputs + outputs) as f64;
+    let rows = cfg.data.states_per_step as f64;
+    let need = 4.0 * (8.0 * params + 6.0 * units * rows);
+    if need <= have {
+        return Ok(());
+    }
+    let gib = |b: f64| b / f64::from(1u32 << 30);
+    let detail = format!(
+        "the network (model.hidden {:?}, model.residual_blocks {}: {:.2e} parameters) at data.states_per_step {}",
+        cfg.model.hidden, cfg.model.residual_blocks, params, cfg.data.states_per_step
+    );
+    Err(LearnError::Memory { detail, need_gib: gib(need), have_gib: gib(have) })
+}
+
+/// [`parameter_count`] in floating point (it cannot overflow).
+fn parameter_count_f64(cfg: &ModelSection, inputs: usize, outputs: usize) -> f64 {
+    let mut total = 0.0;
+    let mut width = inputs as f64;
+    for &h in &cfg.hidden {
+        total += (width + 1.0) * h as f64 + 2.0 * h as f64;
+        width = h as f64;
+    }
+    total += cfg.residual_blocks as f64 * 2.0 * ((width + 1.0) * width + 2.0 * width);
+    total + (width + 1.0) * outputs as f64
 }
 
 /// Asks the loop to stop at the next step boundary (what Ctrl-C does).
@@ -204,20 +292,26 @@ struct Diagnostics<'a> {
 impl PuzzleVisitor for Diagnostics<'_> {
     type Out = Result<()>;
     fn visit<P: Puzzle + 'static>(self, puzzle: P) -> Self::Out {
-        let policy = (self.kind == OracleKind::Policy).then_some(self.snapshot);
+        let policy = self.kind.is_distribution().then_some(self.snapshot);
         report::diagnostics(self.dir, &puzzle, self.spec, self.step, VISIT_WINDOW, policy, self.set, self.moves)
     }
 }
 
 /// Runs (or resumes) training as `cfg` describes.
 pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
-    // Fail on an unavailable device before touching the run directory.
+    // Fail on an unavailable device, an unknown kernel request or a network
+    // too big for memory before touching the run directory.
     let base = backend::device_with(cfg.backend.device, cfg.backend.precision)?;
+    if cfg.backend.matmul == Matmul::Bf16 {
+        super::gemm::Kernel::check_request().map_err(LearnError::Environment)?;
+        eprintln!("bf16 products on {}", super::mixed::describe());
+    }
+    check_memory(cfg)?;
     let dir = cfg.run_dir();
     // Held until this function returns (or the process dies): a second
     // `train` of the same run is refused instead of writing the same files.
     let _lock = crate::folder::lock(&dir)?;
-    let resumed = rundir::prepare(&dir, opts.existing)?;
+    let rundir::Prepared { resumed, mut pending } = rundir::prepare(&dir, opts.existing)?;
     let config_path = dir.join("config.toml");
     if resumed {
         check_same_run(cfg, &config_path)?;
@@ -266,11 +360,13 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         seed: cfg.run.seed,
         snapshot_step: None,
         window: Default::default(),
+        fingerprint: Some(checkpoint::fingerprint(cfg)),
     };
     let mut snapshot: Vec<f32> = Vec::new();
     if resumed {
         let path = checkpoint::latest(&ckpt_dir)?;
         let ck = checkpoint::load(&path)?;
+        checkpoint::check_origin(&ck.state, cfg, &path)?;
         if ck.optimizer.is_empty() {
             return Err(LearnError::WeightsOnly { path });
         }
@@ -278,7 +374,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         optim = optim
             .from_bytes(Bytes::from_bytes_vec(ck.optimizer))
             .map_err(|e| LearnError::record(format!("loading the optimiser state from {}", path.display()), e))?;
-        state = ck.state;
+        state = LoopState { fingerprint: Some(checkpoint::fingerprint(cfg)), ..ck.state };
         snapshot = ck.snapshot;
         eprintln!("resuming {} from step {} ({})", dir.display(), state.step, path.display());
     }
@@ -286,16 +382,20 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     let mut model = model.with_matmul(cfg.backend.matmul);
     let header_metrics = ["step", "samples", "elapsed_s", "lr", "loss", "accuracy", "samples_per_s"];
     let header_kl = ["step", "cross_entropy", "kl_target_prediction", "kl_marginal_uniform", "kl_previous_snapshot"];
-    let resume_at = resumed.then_some(state.step);
-    let mut metrics = open_log(&dir, "metrics.csv", &header_metrics, resume_at, opts.fresh_logs)?;
-    let mut eval_log = open_log(&dir, "eval.csv", objective::eval_header(kind), resume_at, opts.fresh_logs)?;
-    // The KL diagnostics are about move distributions: policies only.
-    let mut kl_log = match kind {
-        OracleKind::Policy => Some(open_log(&dir, "kl.csv", &header_kl, resume_at, opts.fresh_logs)?),
-        _ => None,
-    };
-
     let total = cfg.total_steps();
+    if resumed {
+        report::check_history(&dir, state.step, opts.fresh_logs)?;
+    }
+    // eval.csv has a row per depth of the held-out set at each evaluation.
+    let depths = d.held_out.depths.iter().collect::<std::collections::BTreeSet<_>>().len();
+    let at = |every: u64, rows: usize| resumed.then_some(LogEnd { step: state.step, every, total, rows });
+    let (train, held_out) = (cfg.train.log_every, cfg.train.eval_every);
+    let mut metrics = open_log(&dir, "metrics.csv", &header_metrics, at(train, 1), opts.fresh_logs)?;
+    let mut eval_log = open_log(&dir, "eval.csv", objective::eval_header(kind), at(held_out, depths), opts.fresh_logs)?;
+    // The KL diagnostics are about move distributions: policies only.
+    let kl_log = kind.is_distribution().then(|| open_log(&dir, "kl.csv", &header_kl, at(held_out, 1), opts.fresh_logs));
+    let mut kl_log = kl_log.transpose()?;
+
     let stop_at = opts.max_steps_this_leg.map_or(total, |n| (state.step + n).min(total));
     let meta = report::Meta::new(cfg, opts, inputs, moves, resumed, state.step);
     meta.write(&dir, &state, false)?;
@@ -349,12 +449,15 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
             let ev = evaluate(&model, &base, &d.held_out, kind, outputs, inputs)?;
             let previous = (!snapshot.is_empty() && snapshot.len() == ev.probs.len()).then_some(&snapshot[..]);
             report::log_eval(&mut eval_log, kl_log.as_mut(), state.step, &ev, &d.held_out, previous)?;
-            snapshot = if kind == OracleKind::Policy { ev.probs } else { ev.predictions };
+            snapshot = if kind.is_distribution() { ev.probs } else { ev.predictions };
             state.snapshot_step = Some(state.step);
         }
         if state.step.is_multiple_of(cfg.train.checkpoint_every) || last {
             save_checkpoint(&ckpt_dir, &model, &optim, &state, &snapshot)?;
             meta.write(&dir, &state, false)?;
+            if let Some(new_run) = pending.take() {
+                new_run.settle()?;
+            }
         }
         bar.set_position(state.step);
     }
@@ -363,6 +466,9 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
 
     if stopped_early {
         save_checkpoint(&ckpt_dir, &model, &optim, &state, &snapshot)?;
+        if let Some(new_run) = pending.take() {
+            new_run.settle()?;
+        }
         if INTERRUPTED.load(Ordering::SeqCst) {
             eprintln!("interrupted at step {}: checkpoint written; continue with --resume", state.step);
         }
@@ -395,24 +501,45 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     Ok(outcome)
 }
 
-/// The log `dir/file`: new, or, for a run resumed at step `resume_at`,
-/// cut back to that step (the rows dropped are reported). A log that cannot
-/// be resumed stops the run, unless `fresh` starts it afresh (the old file
-/// kept beside it).
-fn open_log(dir: &Path, file: &str, header: &[&str], resume_at: Option<u64>, fresh: bool) -> Result<CsvLog> {
+/// The step of the last row a log written every `every` steps holds at a
+/// checkpoint of step `step` (every run also logs its final step).
+fn last_logged(step: u64, every: u64, total: u64) -> Option<u64> {
+    let last = if step >= total { step } else { step - step % every.max(1) };
+    (last > 0).then_some(last)
+}
+
+/// How a resumed log must end: the checkpoint's step, the log's cadence,
+/// the run's length and the rows each logged step writes.
+#[derive(Clone, Copy)]
+struct LogEnd {
+    step: u64,
+    every: u64,
+    total: u64,
+    rows: usize,
+}
+
+/// The log `dir/file`, written every `every` steps: new, or, for a run
+/// resumed at step `resume_at`, cut back to that step (the rows dropped are
+/// reported). A log that cannot be resumed, or ends before the checkpoint's
+/// step, stops the run, unless `fresh` starts it afresh (the old file kept
+/// beside it).
+fn open_log(dir: &Path, file: &str, header: &[&str], resume_at: Option<LogEnd>, fresh: bool) -> Result<CsvLog> {
     let path = dir.join(file);
-    let Some(step) = resume_at else { return Ok(CsvLog::create(&path, header)?) };
-    match CsvLog::resume(&path, header, step) {
+    let Some(LogEnd { step, every, total, rows }) = resume_at else { return Ok(CsvLog::create(&path, header)?) };
+    match CsvLog::resume(&path, header, step, last_logged(step, every, total).map(|last| (last, rows))) {
         Ok((log, dropped)) => {
-            if dropped > 0 {
-                eprintln!("{file}: dropped {dropped} rows logged after the checkpoint's step {step}");
+            if let Some(torn) = dropped.torn {
+                eprintln!("{file}: dropped its last line, cut off in the middle (`{torn}`)");
+            }
+            if dropped.after > 0 {
+                eprintln!("{file}: dropped {} rows logged after the checkpoint's step {step}", dropped.after);
             }
             Ok(log)
         }
         Err(e) if fresh => {
             let (log, kept) = CsvLog::restart(&path, header)?;
             let kept = kept.map_or(String::new(), |k| format!("; the old file is kept as {}", k.display()));
-            eprintln!("{file}: {e:#}: started afresh (--fresh-logs){kept}");
+            eprintln!("{file}: {e}: started afresh (--fresh-logs){kept}");
             Ok(log)
         }
         Err(source) => Err(LearnError::Log { file: file.to_string(), source }),
@@ -500,7 +627,7 @@ pub fn evaluate(
         );
         predictions.extend(net.predict(x, kind)?);
     }
-    let probs = if kind == OracleKind::Policy { predictions.iter().map(|&l| l.exp()).collect() } else { Vec::new() };
+    let probs = if kind.is_distribution() { predictions.iter().map(|&l| l.exp()).collect() } else { Vec::new() };
     Ok(Evaluation { kind, outputs, predictions, probs })
 }
 

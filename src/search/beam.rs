@@ -45,7 +45,8 @@
 
 use super::SearchError;
 use super::beam_stats::{beam_entropy, boltzmann, kl_onto_parents, policy_entropies, softmax};
-use super::oracle::{Oracle, OracleKind};
+use super::kind::{MoveDistribution, Queries};
+use super::oracle::Oracle;
 use crate::puzzle::{MoveId, Puzzle, Recent};
 use ndarray::ArrayView2;
 use std::collections::HashSet;
@@ -173,7 +174,10 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
     let mut recents: Vec<Recent> = vec![Recent::default()];
     let mut history: Vec<Vec<(u32, MoveId)>> = Vec::new();
     // A value oracle is asked about children, up to `moves` per beam state.
-    let rows = if kind == OracleKind::Value { ORACLE_CHUNK } else { ORACLE_CHUNK.min(cfg.width) };
+    let rows = match kind.queries() {
+        Queries::Children => ORACLE_CHUNK,
+        Queries::States => ORACLE_CHUNK.min(cfg.width),
+    };
     let mut enc = vec![0.0f32; rows * width_enc];
     let mut lp = Vec::<f32>::new();
     let mut cands: Vec<Candidate> = Vec::new();
@@ -193,8 +197,8 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
             }
             cands.push(c);
         };
-        let policy = if kind == OracleKind::Value {
-            // Every distinct child goes to the oracle; its score is −(g + V).
+        let policy = if kind.queries() == Queries::Children {
+            // Every distinct child goes to the oracle, which scores it.
             children.clear();
             child_cands.clear();
             child_seen.clear();
@@ -222,7 +226,7 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
             }
             out.forwards += c as u64;
             for (cand, &v) in child_cands.iter().zip(&lp) {
-                let c = Candidate { score: -(depth as f64 + f64::from(v)), ..*cand };
+                let c = Candidate { score: kind.child_score(0.0, depth, f64::from(v)), ..*cand };
                 consider(c, &beam[cand.parent as usize], &mut cands);
             }
             None
@@ -242,16 +246,19 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
                         continue;
                     }
                     let x = f64::from(lp[i * moves + m]);
-                    let score = if kind == OracleKind::Policy { scores[i] + x } else { -(depth as f64 + x) };
+                    let score = kind.child_score(scores[i], depth, x);
                     consider(Candidate { score, parent: i as u32, action: a }, s, &mut cands);
                 }
             }
             // The per-state move distribution the diagnostics describe: the
             // policy itself, or a Q oracle's Boltzmann policy softmax(−Q).
-            if kind == OracleKind::QDistance {
-                for (s, row) in beam.iter().zip(lp.chunks_exact_mut(moves)) {
-                    boltzmann(row, |m| puzzle.is_applicable(s, inverse[m]));
+            match kind.move_distribution() {
+                Some(MoveDistribution::Boltzmann) => {
+                    for (s, row) in beam.iter().zip(lp.chunks_exact_mut(moves)) {
+                        boltzmann(row, |m| puzzle.is_applicable(s, inverse[m]));
+                    }
                 }
+                Some(MoveDistribution::Itself) | None => {}
             }
             let view = ArrayView2::from_shape((n, moves), &lp[..n * moves]).expect("n × moves values");
             Some(policy_entropies(view))

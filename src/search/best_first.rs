@@ -8,6 +8,11 @@
 //! better `g`), so A* stays optimal with admissible but inconsistent
 //! heuristics. The goal test is made when a node is expanded, which is what
 //! makes A* optimal.
+//!
+//! [`best_first_within`] adds a depth limit: a node at the limit is tested
+//! for the goal but not expanded, so no path longer than the limit is
+//! generated or returned, and a search that runs out of nodes within it
+//! reports [`Status::Exhausted`], as IDA* does beyond its limit.
 
 use super::expand::children;
 use super::outcome::{Limits, SearchOutcome, Status, trace_path};
@@ -42,6 +47,20 @@ pub fn best_first<P: Puzzle, H: Heuristic<P>>(
     priority: Priority,
     limits: Limits,
 ) -> SearchOutcome {
+    best_first_within(puzzle, h, start, priority, limits, u32::MAX)
+}
+
+/// Runs best-first search from `start`, expanding no node at depth
+/// `max_depth` or deeper: only paths of at most `max_depth` moves are
+/// generated, and [`Status::Exhausted`] means no goal lies within them.
+pub fn best_first_within<P: Puzzle, H: Heuristic<P>>(
+    puzzle: &P,
+    h: &H,
+    start: &P::State,
+    priority: Priority,
+    limits: Limits,
+    max_depth: u32,
+) -> SearchOutcome {
     let t = Instant::now();
     let mut arena: Vec<Node<P::State>> = Vec::new();
     let mut open: BinaryHeap<(Reverse<u32>, Reverse<u32>, Reverse<u32>)> = BinaryHeap::new();
@@ -64,6 +83,9 @@ pub fn best_first<P: Puzzle, H: Heuristic<P>>(
             out.status = Status::Solved;
             out.path = trace_path(idx, |j| (arena[j as usize].parent, arena[j as usize].action));
             break;
+        }
+        if g >= max_depth {
+            continue; // at the depth limit: tested for the goal, not expanded
         }
         if limits.reached(&out, t) {
             out.status = Status::LimitReached;
@@ -89,4 +111,49 @@ pub fn best_first<P: Puzzle, H: Heuristic<P>>(
     }
     out.elapsed = t.elapsed();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::heuristics::Zero;
+    use crate::heuristics::sliding::Manhattan;
+    use crate::search::DistanceTable;
+    use crate::sliding::{Goal, Sliding};
+    use rand::SeedableRng;
+    use rand::rngs::ChaCha8Rng;
+
+    #[test]
+    fn a_depth_limit_bounds_every_priority_and_reports_exhausted() {
+        let p = Sliding::new(3, Goal::BlankLast).unwrap();
+        let table = DistanceTable::build(&p, 40);
+        let man = Manhattan::new(&p);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        for _ in 0..10 {
+            let start = p.random_solvable(&mut rng);
+            let d = u32::from(table.distance(&p, &start).unwrap());
+            if d == 0 {
+                continue;
+            }
+            for limit in [d - 1, d] {
+                let runs = [
+                    ("A*", best_first_within(&p, &man, &start, Priority::AStar, Limits::default(), limit)),
+                    ("greedy", best_first_within(&p, &man, &start, Priority::Greedy, Limits::default(), limit)),
+                    ("uniform-cost", best_first_within(&p, &Zero, &start, Priority::AStar, Limits::default(), limit)),
+                ];
+                for (name, out) in runs {
+                    if limit < d {
+                        assert_eq!((out.status, out.path.len()), (Status::Exhausted, 0), "{name} within {limit}");
+                    } else {
+                        // Within the optimal length only optimal paths fit: greedy finds one too.
+                        assert_eq!((out.status, out.cost()), (Status::Solved, Some(d as usize)), "{name} within {d}");
+                        assert!(crate::puzzle::replay(&p, &start, &out.path).is_some_and(|s| p.is_goal(&s)));
+                    }
+                }
+            }
+        }
+        let goal = p.goal();
+        let at_goal = best_first_within(&p, &man, &goal, Priority::AStar, Limits::default(), 0);
+        assert_eq!((at_goal.status, at_goal.cost()), (Status::Solved, Some(0)));
+    }
 }

@@ -14,6 +14,7 @@ pub mod error;
 pub mod expand;
 pub mod heuristic_beam;
 pub mod idastar;
+pub mod kind;
 pub mod korf;
 pub mod oracle;
 pub mod outcome;

@@ -1,5 +1,5 @@
 //! The [`Oracle`] interface: what a learned network tells search, in
-//! batches, and the three kinds of answer ([`OracleKind`]).
+//! batches; what each kind of answer means is [`super::kind`].
 //!
 //! Every kind is trained from reverse random walks: a state reached after
 //! `k` moves of a walk from the goal, by move `m`. A **policy** predicts
@@ -14,66 +14,7 @@
 //! oracle. Columns are indexed by the *producing* move for both per-move
 //! kinds, so search treats them alike.
 
-use serde::{Deserialize, Serialize};
-
-/// What an oracle's outputs mean (config key `model.kind`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OracleKind {
-    /// `ln p(m | s)`: log-probability that move `m` produced `s`.
-    #[default]
-    Policy,
-    /// `Q(s, m)`: estimated distance to the goal of `s·m⁻¹`.
-    QDistance,
-    /// `V(s)`: estimated distance of `s` to the goal (one output).
-    Value,
-}
-
-impl OracleKind {
-    /// Every kind, in the order the docs list them.
-    pub const ALL: [OracleKind; 3] = [OracleKind::Policy, OracleKind::QDistance, OracleKind::Value];
-
-    /// The name used in configs, `meta.json`, tables and flags.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Policy => "policy",
-            Self::QDistance => "q-distance",
-            Self::Value => "value",
-        }
-    }
-
-    /// Outputs per state for a puzzle with `moves` moves.
-    #[must_use]
-    pub fn outputs(self, moves: usize) -> usize {
-        match self {
-            Self::Policy | Self::QDistance => moves,
-            Self::Value => 1,
-        }
-    }
-
-    /// Whether the outputs are distances learned by regression.
-    #[must_use]
-    pub fn is_regression(self) -> bool {
-        self != Self::Policy
-    }
-}
-
-impl std::fmt::Display for OracleKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for OracleKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
-            let names: Vec<&str> = Self::ALL.iter().map(|k| k.name()).collect();
-            format!("unknown oracle kind {s:?}; expected one of {}", names.join(", "))
-        })
-    }
-}
+pub use super::kind::OracleKind;
 
 /// A batched oracle over a puzzle's moves.
 pub trait Oracle {

@@ -21,7 +21,6 @@
 
 use super::error::OracleError;
 use super::oracle::{Oracle, OracleKind};
-use crate::information::log_sum_exp;
 use crate::puzzle::MoveId;
 use thiserror::Error;
 
@@ -197,23 +196,15 @@ impl<O: Oracle> Oracle for SymmetricOracle<O> {
         self.inner.predict(&self.copies, rows * k, &mut self.lp)?;
         let mut terms = vec![0.0f64; k];
         let mut avg = vec![0.0f64; n];
-        let ln_k = (k as f64).ln();
         for r in 0..rows {
             let block = &self.lp[r * k * n..(r + 1) * k * n];
             for (m, a) in avg.iter_mut().enumerate() {
                 for (t, (term, tr)) in terms.iter_mut().zip(&self.transforms).enumerate() {
-                    // A value oracle's one output belongs to no move.
-                    let col = if kind == OracleKind::Value { 0 } else { tr.moves[m] as usize };
-                    *term = f64::from(block[t * n + col]);
+                    *term = f64::from(block[t * n + kind.column(tr.moves[m] as usize)]);
                 }
-                *a = match (kind, self.mean) {
-                    (OracleKind::Policy, Mean::Arithmetic) => log_sum_exp(&terms) - ln_k,
-                    // Distances, and the geometric mean of probabilities,
-                    // are plain means.
-                    _ => terms.iter().sum::<f64>() / k as f64,
-                };
+                *a = kind.ensemble_mean(&terms, self.mean);
             }
-            let z = if kind == OracleKind::Policy && self.mean == Mean::Geometric { log_sum_exp(&avg) } else { 0.0 };
+            let z = kind.ensemble_shift(&avg, self.mean);
             for (o, a) in out[r * n..(r + 1) * n].iter_mut().zip(&avg) {
                 *o = (a - z) as f32;
             }
@@ -225,6 +216,7 @@ impl<O: Oracle> Oracle for SymmetricOracle<O> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::information::log_sum_exp;
 
     /// A toy oracle over 2 inputs and 3 moves, far from symmetric:
     /// logits `(2x₀ + x₁, x₀ − x₁, 0)`.

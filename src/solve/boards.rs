@@ -78,7 +78,7 @@ pub fn parse_tsv(text: &str, source: &str, n: usize) -> Result<Vec<BoardInstance
                 t.parse::<u8>().map_err(|_| SolveError::Line {
                     set: source.into(),
                     line,
-                    rule: format!("tile `{t}` is not a number"),
+                    rule: format!("tile `{}` is not a number", super::bounds::shorten(t)),
                 })
             })
             .collect::<Result<_, _>>()?;
@@ -121,7 +121,7 @@ pub fn load(name_or_path: &str, n: usize, goal: &Goal) -> Result<BoardSet, Solve
     };
     if set.n != n {
         return Err(invalid!(
-            format!("test set `{name_or_path}`"),
+            format!("test set `{}`", super::bounds::shorten(name_or_path)),
             "holds {}×{} boards, but the puzzle is {n}×{n}",
             set.n,
             set.n

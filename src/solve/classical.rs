@@ -6,13 +6,16 @@
 //!
 //! [`Method`] and [`PuzzleKind`] (the registry's names) name what to run;
 //! the heuristic is chosen by name (see [`crate::solve::heuristics`]); every
-//! instance is searched with node and time limits, a path that reaches a
-//! limit is reported as `limit`, never as a solution, and every solution is
-//! replayed on its start state before it is written. Output goes to
+//! instance is searched with node and time limits and a depth limit (every
+//! method honours `--max-depth`: no longer path is searched or returned),
+//! a path that reaches a node or time limit is reported as `limit`, never
+//! as a solution, and every solution is replayed on its start state before
+//! it is written. Output goes to
 //! `<out>/<label>/` (`runs/classical` by default): `instances.csv` (one row
 //! per instance, with `peak_nodes` after the core columns) and
 //! `summary.csv` (one row, with `mean_peak_nodes`).
 
+use super::bounds;
 use super::error::{SolveError, invalid};
 use super::heuristics::sliding_heuristic;
 use super::input::{self, Case, Input};
@@ -25,9 +28,10 @@ use crate::folder::{self, IfExists, Output};
 use crate::heuristics::{Heuristic, Zero};
 use crate::puzzle::{MoveId, Puzzle, replay};
 use crate::registry::PuzzleKind;
-use crate::search::korf::KorfSolver;
+use crate::search::best_first::best_first_within;
+use crate::search::korf::{KorfSolver, gods_number};
 use crate::search::{
-    DistanceTable, Limits, Priority, SearchOutcome, Status, best_first, breadth_first, heuristic_beam, ida_star, rbfs,
+    DistanceTable, Limits, Priority, SearchOutcome, Status, breadth_first, heuristic_beam, ida_star, rbfs,
 };
 use crate::sliding::Goal;
 use indicatif::ProgressBar;
@@ -93,7 +97,24 @@ impl Method {
     pub fn is_optimal(self) -> bool {
         !matches!(self, Self::Beam | Self::Greedy)
     }
+
+    /// The depth limit of `--max-depth D` (`given`), or the method's
+    /// default without one: none for the best-first searches (A*, greedy,
+    /// uniform-cost), which are bounded by their node and time limits,
+    /// and [`DEFAULT_MAX_DEPTH`] for the others.
+    #[must_use]
+    pub fn depth_limit(self, given: Option<u32>) -> u32 {
+        match given {
+            Some(d) => d,
+            None if matches!(self, Self::AStar | Self::Greedy | Self::Ucs) => u32::MAX,
+            None => DEFAULT_MAX_DEPTH,
+        }
+    }
 }
+
+/// The depth limit of IDA*, RBFS, IDS, BFS and beam search when
+/// `--max-depth` is not given.
+pub const DEFAULT_MAX_DEPTH: u32 = 200;
 
 impl FromStr for Method {
     type Err = SolveError;
@@ -108,7 +129,7 @@ impl FromStr for Method {
         .to_string();
         Self::ALL.iter().find(|m| m.0 == key).map(|m| m.1).ok_or_else(|| {
             let names: Vec<&str> = Self::ALL.iter().map(|m| m.0).collect();
-            invalid!(format!("method {s}"), "unknown method; expected one of {}", names.join(", "))
+            invalid!(format!("method {}", bounds::shorten(s)), "unknown method; expected one of {}", names.join(", "))
         })
     }
 }
@@ -131,8 +152,9 @@ pub struct ClassicalOptions {
     pub input: Input,
     /// Node and time limits per instance.
     pub limits: Limits,
-    /// Depth bound (IDA*, RBFS, IDS, BFS, beam).
-    pub max_depth: u32,
+    /// Depth limit of every method (`None`: [`Method::depth_limit`]'s
+    /// default).
+    pub max_depth: Option<u32>,
     /// Beam width (heuristic beam only).
     pub width: usize,
     /// Parent folder of the output folder.
@@ -143,7 +165,8 @@ pub struct ClassicalOptions {
     pub overwrite: bool,
     /// Draw a progress bar.
     pub progress: bool,
-    /// Instances searched at once (each search is single-threaded).
+    /// Instances searched at once (each search is single-threaded; never
+    /// more workers than instances are started).
     pub jobs: usize,
 }
 
@@ -188,7 +211,8 @@ impl Row {
     }
 }
 
-/// Runs one method on one start state.
+/// Runs one method on one start state; no path longer than `max_depth`
+/// is searched or returned.
 pub fn search<P: Puzzle, H: Heuristic<P>>(
     puzzle: &P,
     h: &H,
@@ -199,9 +223,9 @@ pub fn search<P: Puzzle, H: Heuristic<P>>(
     width: usize,
 ) -> SearchOutcome {
     match method {
-        Method::AStar => best_first(puzzle, h, start, Priority::AStar, limits),
-        Method::Greedy => best_first(puzzle, h, start, Priority::Greedy, limits),
-        Method::Ucs => best_first(puzzle, &Zero, start, Priority::AStar, limits),
+        Method::AStar => best_first_within(puzzle, h, start, Priority::AStar, limits, max_depth),
+        Method::Greedy => best_first_within(puzzle, h, start, Priority::Greedy, limits, max_depth),
+        Method::Ucs => best_first_within(puzzle, &Zero, start, Priority::AStar, limits, max_depth),
         Method::IdaStar => ida_star(puzzle, h, start, limits, max_depth),
         Method::Ids => ida_star(puzzle, &Zero, start, limits, max_depth),
         Method::Rbfs => rbfs(puzzle, h, start, limits, max_depth),
@@ -210,8 +234,9 @@ pub fn search<P: Puzzle, H: Heuristic<P>>(
     }
 }
 
-/// Searches every case (`jobs` at a time, each single-threaded) and
-/// verifies every solution by replaying it. Rows keep the cases' order.
+/// Searches every case (`jobs` at a time, each single-threaded; at most
+/// one worker per case) and verifies every solution by replaying it. Rows
+/// keep the cases' order.
 ///
 /// # Errors
 /// A solution that does not reach the goal (a bug, never a result).
@@ -243,6 +268,7 @@ pub fn run_cases<P: Puzzle, H: Heuristic<P> + Sync>(
         bar.inc(1);
         Ok(Row::new(&case.id, &outcome, names.join(" "), case.optimal, if method == Method::Beam { width } else { 0 }))
     };
+    let jobs = bounds::workers(jobs, cases.len());
     if jobs <= 1 {
         return cases.iter().map(one).collect();
     }
@@ -264,7 +290,8 @@ fn run_with<P: Puzzle, H: Heuristic<P> + Sync>(
     cases: &[Case<P::State>],
     bar: &ProgressBar,
 ) -> Result<Vec<Row>, SolveError> {
-    run_cases(puzzle, h, opts.method, cases, opts.limits, opts.max_depth, opts.width, opts.jobs, bar)
+    let depth = opts.method.depth_limit(opts.max_depth);
+    run_cases(puzzle, h, opts.method, cases, opts.limits, depth, opts.width, opts.jobs, bar)
 }
 
 /// Runs the cube instances. Blind methods and `zero` search the sticker
@@ -284,9 +311,13 @@ fn run_cube(
     let (rows, name) = match spec {
         "zero" => (run_with(opts, &puzzle, &Zero, cases, bar)?, "zero".to_string()),
         "pdb" | "korf" | "pdb-generic" => {
+            let korf = opts.method == Method::IdaStar && spec != "pdb-generic";
+            if korf {
+                korf_applies(opts)?;
+            }
             let solver = KorfSolver::load_or_build(opts.metric, cache)?;
             let kp = &solver.puzzle;
-            if opts.method == Method::IdaStar && spec != "pdb-generic" {
+            if korf {
                 let mut rows = Vec::with_capacity(cases.len());
                 for c in cases {
                     let outcome = solver.solve(&c.state, opts.limits);
@@ -307,7 +338,7 @@ fn run_cube(
         }
         other => {
             return Err(invalid!(
-                format!("heuristic {other}"),
+                format!("heuristic {}", bounds::shorten(other)),
                 "unknown cube heuristic; expected pdb (Korf's corner + two 6-edge pattern databases; \
                  with idastar, Korf's parallel solver), pdb-generic (the same tables with the generic searches) or zero"
             ));
@@ -343,10 +374,33 @@ fn run_cube2(
             Ok((run_with(opts, puzzle, &table, cases, bar)?, table.name()))
         }
         other => Err(invalid!(
-            format!("heuristic {other}"),
+            format!("heuristic {}", bounds::shorten(other)),
             "unknown cube2 heuristic; expected bfs-table (exact distances from a complete BFS) or zero"
         )),
     }
+}
+
+/// Refuses what Korf's solver (`idastar` with `pdb` on the cube) would
+/// ignore: a depth limit below God's number (it always searches to it) and
+/// more than one worker (it already searches one cube on every core).
+fn korf_applies(opts: &ClassicalOptions) -> Result<(), SolveError> {
+    let gods = gods_number(opts.metric);
+    if let Some(d) = opts.max_depth.filter(|&d| d < gods) {
+        return Err(invalid!(
+            format!("--max-depth {d}"),
+            "Korf's solver (idastar with pdb on cube3) always searches to God's number ({gods} in {}); \
+             use --heuristic pdb-generic for a depth-limited search",
+            opts.metric
+        ));
+    }
+    if opts.jobs > 1 {
+        return Err(invalid!(
+            format!("--jobs {}", opts.jobs),
+            "Korf's solver (idastar with pdb on cube3) already searches each cube on every core; \
+             leave --jobs out, or use --heuristic pdb-generic for one cube per worker"
+        ));
+    }
+    Ok(())
 }
 
 fn check_heuristic<P: Puzzle, H: Heuristic<P> + ?Sized>(method: Method, h: &H) -> Result<(), SolveError> {
@@ -365,7 +419,11 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf, SolveError> {
     if !opts.method.uses_heuristic()
         && let Some(h) = &opts.heuristic
     {
-        return Err(invalid!(format!("heuristic {h}"), "method {} does not use a heuristic", opts.method.name()));
+        return Err(invalid!(
+            format!("heuristic {}", bounds::shorten(h)),
+            "method {} does not use a heuristic",
+            opts.method.name()
+        ));
     }
     if opts.method == Method::Beam && opts.width == 0 {
         return Err(invalid!("beam width 0", "the beam width must be at least 1"));
@@ -459,7 +517,10 @@ fn write_outputs(
                 r.length.unwrap_or(0)
             ),
             Status::LimitReached => println!("{}: limit reached, no solution claimed", r.id),
-            Status::Exhausted => println!("{}: no solution within depth {}", r.id, opts.max_depth),
+            Status::Exhausted => match opts.method.depth_limit(opts.max_depth) {
+                u32::MAX => println!("{}: search space exhausted, no solution", r.id),
+                depth => println!("{}: no solution within depth {depth}", r.id),
+            },
         }
     }
     println!(

@@ -3,6 +3,7 @@
 //! rule it breaks; the errors of the layers below (puzzle parsing, search,
 //! heuristics, output folders) pass through with their own types.
 
+use super::bounds::shorten;
 use crate::csvlog::TableError;
 use crate::cube2::Cube2Error;
 use crate::cube3::FaceletError;
@@ -17,6 +18,7 @@ use crate::rundir::FileError;
 use crate::scramble::ScrambleError;
 use crate::search::SearchError;
 use crate::sliding::SlidingError;
+use crate::sliding::grid::GridError;
 use std::path::PathBuf;
 use thiserror::Error;
 
@@ -52,7 +54,7 @@ pub enum SolveError {
     },
     /// One instance of a set that cannot be solved (e.g. a board of the
     /// wrong parity).
-    #[error("instance {id}: {source}")]
+    #[error("instance {}", shorten(.id))]
     Instance {
         /// The instance.
         id: String,
@@ -82,9 +84,10 @@ pub enum SolveError {
     /// A move sequence that cannot be read.
     #[error(transparent)]
     Notation(#[from] NotationError),
-    /// A sliding-puzzle board, goal or width that breaks a rule.
-    #[error(transparent)]
-    Sliding(#[from] SlidingError),
+    /// A sliding-puzzle board, goal or width that breaks a rule (the
+    /// offending text shown short and in backquotes).
+    #[error("{}", sliding_message(.0))]
+    Sliding(SlidingError),
     /// Random instances that cannot be drawn.
     #[error(transparent)]
     Scramble(#[from] ScrambleError),
@@ -118,15 +121,49 @@ pub enum SolveError {
     /// A local-search problem, method or limit that breaks a rule.
     #[error(transparent)]
     Local(#[from] crate::local::LocalError),
-    /// A board of any width (`--method parberry`) that breaks a rule.
-    #[error(transparent)]
-    Grid(#[from] crate::sliding::grid::GridError),
+    /// A board of any width (`--method parberry`) that breaks a rule (the
+    /// offending text shown short and in backquotes).
+    #[error("{}", grid_message(.0))]
+    Grid(GridError),
     /// Parberry's algorithm failed (an unsolvable board, or a bug).
     #[error(transparent)]
     Parberry(#[from] crate::search::parberry::ParberryError),
     /// A file-system operation failed.
     #[error(transparent)]
     File(#[from] FileError),
+}
+
+impl From<SlidingError> for SolveError {
+    fn from(e: SlidingError) -> Self {
+        Self::Sliding(e)
+    }
+}
+
+impl From<GridError> for SolveError {
+    fn from(e: GridError) -> Self {
+        Self::Grid(e)
+    }
+}
+
+/// A sliding error's message, with a user's token or goal text shown in
+/// backquotes and shortened (the error itself shows it in full, quoted as
+/// Rust debug text).
+fn sliding_message(e: &SlidingError) -> String {
+    match e {
+        SlidingError::NotANumber { token } => format!("`{}` is not a tile number", shorten(token)),
+        SlidingError::UnknownGoal { text } => {
+            format!("unknown goal `{}`: expected blank-last, blank-first, snail or a tile list", shorten(text))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// [`sliding_message`] for boards of any width.
+fn grid_message(e: &GridError) -> String {
+    match e {
+        GridError::NotANumber { token } => format!("`{}` is not a tile number", shorten(token)),
+        other => other.to_string(),
+    }
 }
 
 /// [`SolveError::Invalid`] from a value and a rule (`format!` arguments).

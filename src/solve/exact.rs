@@ -41,7 +41,8 @@ use crate::plot::{Chart, Series, Style};
 use crate::puzzle::{MoveId, Puzzle};
 use crate::registry::{AnyPuzzle, PuzzleKind, PuzzleVisitor};
 use crate::search::beam_stats::boltzmann;
-use crate::search::{DistanceTable, Oracle, OracleKind, SearchError};
+use crate::search::kind::MoveDistribution;
+use crate::search::{DistanceTable, Oracle, SearchError};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use std::path::{Path, PathBuf};
@@ -140,22 +141,14 @@ pub fn by_distance<P: Puzzle, O: Oracle>(
             oracle.predict(&enc[..n * width], n, &mut lp[..n * outputs]).map_err(SearchError::from)?;
             for (s, row_out) in chunk.iter().zip(lp.chunks_exact_mut(outputs)) {
                 let applicable = |m: usize| puzzle.is_applicable(s, inverse[m]);
-                let estimate = match kind {
-                    OracleKind::Policy => None,
-                    OracleKind::Value => Some(f64::from(row_out[0])),
-                    OracleKind::QDistance => {
-                        let best = (0..moves).filter(|&m| applicable(m)).map(|m| f64::from(row_out[m]));
-                        let estimate = 1.0 + best.fold(f64::INFINITY, f64::min);
-                        boltzmann(row_out, applicable);
-                        Some(estimate)
-                    }
-                };
-                if let Some(e) = estimate {
+                if let Some(e) = kind.estimate_distance(row_out, applicable) {
                     est += e;
                     sq += (e - d as f64).powi(2);
                 }
-                if kind == OracleKind::Value {
-                    continue;
+                match kind.move_distribution() {
+                    None => continue,
+                    Some(MoveDistribution::Boltzmann) => boltzmann(row_out, applicable),
+                    Some(MoveDistribution::Itself) => {}
                 }
                 let lps = &*row_out;
                 let is_optimal = |m: usize| {
@@ -177,7 +170,7 @@ pub fn by_distance<P: Puzzle, O: Oracle>(
             }
         }
         let count = row.positions.max(1) as f64;
-        let (policy, distance) = (kind != OracleKind::Value, kind.is_regression());
+        let (policy, distance) = (kind.move_distribution().is_some(), kind.is_regression());
         let per = |x: f64, valid: bool| if valid { x / count } else { f64::NAN };
         row.optimal_moves = per(row.optimal_moves, policy);
         row.optimal_mass = per(row.optimal_mass, policy);

@@ -90,13 +90,12 @@ fn parse_nested(
     depth: usize,
 ) -> Result<BoxedHeuristic<Sliding>, SolveError> {
     if depth > MAX_NESTING {
-        let shown = whole.chars().take(40).collect::<String>() + if whole.chars().count() > 40 { "…" } else { "" };
         return Err(invalid!(
-            format!("heuristic {shown}"),
+            format!("heuristic {}", super::bounds::shorten(whole)),
             "nested more than {MAX_NESTING} levels deep (max(…) and K*… inside each other)"
         ));
     }
-    let value = || format!("heuristic {spec}");
+    let value = || format!("heuristic {}", super::bounds::shorten(spec));
     let name = spec.trim().to_ascii_lowercase();
     if let Some(inner) = name.strip_prefix("max(") {
         let Some(inner) = inner.strip_suffix(')') else { return Err(invalid!(value(), "`max(` has no closing `)`")) };
@@ -112,11 +111,21 @@ fn parse_nested(
         let k = k.trim();
         let weight = match k.parse::<u32>() {
             Ok(w) if w <= MAX_WEIGHT => w,
-            Ok(_) => return Err(invalid!(value(), "weight `{k}` is above the largest weight, {MAX_WEIGHT}")),
-            Err(_) if !k.is_empty() && k.chars().all(|c| c.is_ascii_digit()) => {
-                return Err(invalid!(value(), "weight `{k}` is above the largest weight, {MAX_WEIGHT}"));
+            Ok(_) => {
+                return Err(invalid!(
+                    value(),
+                    "weight `{}` is above the largest weight, {MAX_WEIGHT}",
+                    super::bounds::shorten(k)
+                ));
             }
-            Err(_) => return Err(invalid!(value(), "weight `{k}` is not a whole number")),
+            Err(_) if !k.is_empty() && k.chars().all(|c| c.is_ascii_digit()) => {
+                return Err(invalid!(
+                    value(),
+                    "weight `{}` is above the largest weight, {MAX_WEIGHT}",
+                    super::bounds::shorten(k)
+                ));
+            }
+            Err(_) => return Err(invalid!(value(), "weight `{}` is not a whole number", super::bounds::shorten(k))),
         };
         return Ok(Box::new(Scaled { k: weight, inner: parse_nested(p, whole, rest, cache, depth + 1)? }));
     }
@@ -128,7 +137,8 @@ fn parse_nested(
         if !partitions_for(p).contains(&partition) {
             return Err(invalid!(
                 value(),
-                "no partition `{partition}` for {}; known: {}",
+                "no partition `{}` for {}; known: {}",
+                super::bounds::shorten(partition),
                 p.name(),
                 partitions_for(p).iter().map(|s| format!("pdb-{s}")).collect::<Vec<_>>().join(", ")
             ));

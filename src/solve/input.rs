@@ -38,6 +38,16 @@ pub enum Input {
 }
 
 impl Input {
+    /// `--random n --seed seed`, with `n` checked against
+    /// [`super::bounds::MAX_INSTANCES`].
+    ///
+    /// # Errors
+    /// [`SolveError::Invalid`] naming `--random` for 0 or more than the
+    /// most instances one solve takes.
+    pub fn random(n: u64, seed: u64) -> Result<Self, SolveError> {
+        Ok(Self::Random { n: super::bounds::instance_count("--random", n)?, seed })
+    }
+
     /// Whether the input is one instance given on the command line.
     #[must_use]
     pub fn is_single(&self) -> bool {
@@ -83,7 +93,7 @@ fn random_label(n: usize, seed: u64) -> String {
 pub(crate) fn no_goal(goal: Option<&str>, kind: PuzzleKind) -> Result<(), SolveError> {
     match goal {
         Some(g) => Err(invalid!(
-            format!("goal `{g}` for {kind}"),
+            format!("goal `{}` for {kind}", super::bounds::shorten(g)),
             "goals apply to sliding puzzles; a cube's goal is the solved cube"
         )),
         None => Ok(()),
@@ -91,7 +101,7 @@ pub(crate) fn no_goal(goal: Option<&str>, kind: PuzzleKind) -> Result<(), SolveE
 }
 
 fn board_for_a_cube(board: &str) -> SolveError {
-    invalid!(format!("board `{board}`"), "describes a sliding puzzle, not a cube")
+    invalid!(format!("board `{}`", super::bounds::shorten(board)), "describes a sliding puzzle, not a cube")
 }
 
 /// Cube instances. Optimal lengths of test sets are in QTM, so they are
@@ -127,7 +137,7 @@ pub fn cube2s(input: &Input, puzzle: &Cube2Puzzle) -> Result<Loaded<Cube2>, Solv
         }
         Input::TestSet(t) => {
             return Err(invalid!(
-                format!("test set `{t}`"),
+                format!("test set `{}`", super::bounds::shorten(t)),
                 "there are no cube2 test sets; give --facelets, --scramble or --random"
             ));
         }
@@ -147,7 +157,7 @@ pub fn boards(input: &Input, n: usize, goal: Option<&Goal>) -> Result<(Sliding, 
                 && *g != set.goal
             {
                 return Err(invalid!(
-                    format!("test set `{name}`"),
+                    format!("test set `{}`", super::bounds::shorten(name)),
                     "is defined for the {} goal (its optimal lengths refer to it), but the goal here is {g}",
                     set.goal
                 ));

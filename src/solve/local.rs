@@ -15,7 +15,8 @@
 //! from random states, not instances, so it does not share the schema of
 //! [`super::record`].
 
-use super::error::SolveError;
+use super::bounds;
+use super::error::{SolveError, invalid};
 use crate::csvlog::{Col, write_table};
 use crate::folder::{self, IfExists, Output};
 use crate::local::{
@@ -76,10 +77,22 @@ impl LocalOptions {
 /// without `--overwrite`, a failed write, or (a bug) a final state whose
 /// recomputed cost differs from the one the search kept.
 pub fn run(opts: &LocalOptions) -> Result<(PathBuf, RunSummary), SolveError> {
-    opts.config.validate()?;
+    opts.config.validate().map_err(|e| match e {
+        // The flags' values, shown short (`1e300`, not 301 digits).
+        LocalError::Temperature { value } => invalid!(
+            format!("--temperature {}", bounds::show_number(value)),
+            "the start temperature must be a positive finite number"
+        ),
+        LocalError::Cooling { value } => invalid!(
+            format!("--cooling {}", bounds::show_number(value)),
+            "the geometric cooling factor must lie strictly between 0 and 1"
+        ),
+        other => other.into(),
+    })?;
     if opts.runs == 0 {
         return Err(LocalError::Runs { value: 0 }.into());
     }
+    bounds::instance_count("--runs", opts.runs)?;
     let label = opts.label.clone().unwrap_or_else(|| opts.default_label());
     let if_exists = if opts.overwrite { IfExists::Replace } else { IfExists::Refuse };
     let output = Output::claim(&opts.out_root, &label, "--label", if_exists)?;

@@ -7,6 +7,7 @@
 //! result schema of [`record`].
 
 pub mod boards;
+pub mod bounds;
 pub mod classical;
 pub mod distances;
 pub mod error;
@@ -131,6 +132,10 @@ pub fn default_max_depth(config: &TrainConfig) -> usize {
 
 /// Runs `solve`; returns the output folder.
 pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
+    // Held while the run's oracle is read and searched with: `train` cannot
+    // resume or replace the run meanwhile (nor start while it is held).
+    // (A run that `train` is just creating is no run yet, but is locked.)
+    let _in_use = opts.run_dir.is_dir().then(|| folder::lock_shared(&opts.run_dir)).transpose()?;
     let oracle = NetOracle::load(&opts.run_dir, opts.checkpoint.as_deref(), opts.device)?;
     let trained = oracle.config.puzzle()?;
     if let Some(kind) = opts.puzzle

@@ -56,7 +56,7 @@ pub fn is_method(name: &str) -> bool {
 /// [`SolveError::Invalid`] naming the value: not of the form `puzzle<N>`,
 /// `N` not of the form `n² − 1`, or a width out of range.
 pub fn parse_puzzle(name: &str) -> Result<usize, SolveError> {
-    let value = || format!("--puzzle {name}");
+    let value = || format!("--puzzle {}", super::bounds::shorten(name));
     let digits = name.trim().strip_prefix("puzzle").filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
     let Some(digits) = digits else {
         return Err(invalid!(
@@ -94,7 +94,7 @@ pub fn parse_goal(text: Option<&str>) -> Result<Goal, SolveError> {
     match Goal::from_str(text)? {
         g @ (Goal::BlankLast | Goal::BlankFirst) => Ok(g),
         other => Err(invalid!(
-            format!("--goal {text}"),
+            format!("--goal {}", super::bounds::shorten(text)),
             "Parberry's algorithm solves for the blank-last goal, and blank-first by turning the board half round; \
              the {} goal is not supported",
             other.name()
@@ -117,7 +117,7 @@ pub struct ParberryOptions {
     pub label: Option<String>,
     /// Replace an existing output folder.
     pub overwrite: bool,
-    /// Instances solved at once.
+    /// Instances solved at once (never more workers than instances).
     pub jobs: usize,
     /// Draw a progress bar.
     pub progress: bool,
@@ -173,7 +173,7 @@ fn instances(opts: &ParberryOptions, goal: &Goal) -> Result<Loaded, SolveError> 
             Ok((out, format!("random-{count}-seed{seed}"), n, *goal == Goal::BlankFirst))
         }
         Input::TestSet(name) if width()? > max_board => Err(invalid!(
-            format!("--testset {name} with puzzle{}", width()? * width()? - 1),
+            format!("--testset {} with puzzle{}", super::bounds::shorten(name), width()? * width()? - 1),
             "test sets exist for boards up to 8×8; use --random or --board"
         )),
         Input::Random { .. } | Input::TestSet(_) => {
@@ -260,13 +260,14 @@ pub fn run(opts: &ParberryOptions) -> Result<PathBuf, SolveError> {
         bar.inc(1);
         row
     };
-    let rows: Vec<Row> = if opts.jobs <= 1 {
+    let jobs = super::bounds::workers(opts.jobs, insts.len());
+    let rows: Vec<Row> = if jobs <= 1 {
         insts.iter().map(one).collect::<Result<_, _>>()?
     } else {
         let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(opts.jobs)
+            .num_threads(jobs)
             .build()
-            .map_err(|e| SolveError::Worker(format!("starting a pool of {} threads: {e}", opts.jobs)))?;
+            .map_err(|e| SolveError::Worker(format!("starting a pool of {jobs} threads: {e}")))?;
         pool.install(|| {
             use rayon::prelude::*;
             insts.par_iter().with_max_len(1).map(one).collect::<Result<_, _>>()

@@ -36,7 +36,7 @@ pub fn parse_tsv(text: &str, source: &str) -> Result<Vec<Instance>, SolveError> 
         let cube = Cube3::from_facelets(row.state).map_err(|e| SolveError::Line {
             set: source.into(),
             line: row.line,
-            rule: format!("cube {}: {e}", row.id),
+            rule: format!("cube {}: {e}", super::bounds::shorten(row.id)),
         })?;
         out.push(Instance { id: row.id.to_string(), cube, optimal_qtm: row.optimal });
     }

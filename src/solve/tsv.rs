@@ -1,8 +1,13 @@
 //! The TSV layout every test set shares, cubes and boards alike: a header
 //! row, then one instance per line as `id<TAB>state[<TAB>optimal]`, blank
 //! lines skipped. [`rows`] reads that layout; the callers read the state.
+//! A file is read only up to [`MAX_SET_BYTES`] bytes and
+//! [`MAX_INSTANCES`] rows; a larger one is refused naming the file and the
+//! limit.
 
+use super::bounds::{MAX_INSTANCES, MAX_SET_BYTES, shorten};
 use super::error::{SolveError, invalid};
+use std::io::Read;
 use std::path::Path;
 
 /// One instance line.
@@ -22,12 +27,19 @@ pub(crate) struct Row<'a> {
 ///
 /// # Errors
 /// A line with fewer than two fields or an optimal length that is not a
-/// number, naming the source and line.
+/// number, naming the source and line; more than [`MAX_INSTANCES`] rows.
 pub(crate) fn rows<'a>(text: &'a str, source: &str, layout: &str) -> Result<Vec<Row<'a>>, SolveError> {
     let mut out = Vec::new();
     for (k, line) in text.lines().enumerate().skip(1) {
         if line.trim().is_empty() {
             continue;
+        }
+        if out.len() == MAX_INSTANCES {
+            return Err(SolveError::Line {
+                set: source.into(),
+                line: k + 1,
+                rule: format!("more than {MAX_INSTANCES} instances (the most one solve takes)"),
+            });
         }
         let f: Vec<&str> = line.split('\t').collect();
         if f.len() < 2 {
@@ -37,7 +49,7 @@ pub(crate) fn rows<'a>(text: &'a str, source: &str, layout: &str) -> Result<Vec<
             Some(s) => Some(s.parse().map_err(|_| SolveError::Line {
                 set: source.into(),
                 line: k + 1,
-                rule: format!("optimal length `{s}` is not a number"),
+                rule: format!("optimal length `{}` is not a number", shorten(s)),
             })?),
             None => None,
         };
@@ -50,15 +62,54 @@ pub(crate) fn rows<'a>(text: &'a str, source: &str, layout: &str) -> Result<Vec<
 /// among its built-in sets (`built_in` names them, for the message).
 ///
 /// # Errors
-/// A path that does not exist (the message lists the built-in sets), or a
-/// file that cannot be read.
+/// A path that does not exist (the message lists the built-in sets), a
+/// file that cannot be read or is not UTF-8 text, or one larger than
+/// [`MAX_SET_BYTES`] (refused after reading at most one byte more).
 pub(crate) fn read_file(path: &str, built_in: &[&str]) -> Result<String, SolveError> {
     if !Path::new(path).exists() {
         return Err(invalid!(
-            format!("test set `{path}`"),
+            format!("test set `{}`", shorten(path)),
             "is neither a built-in set ({}) nor an existing file",
             built_in.join(", ")
         ));
     }
-    std::fs::read_to_string(path).map_err(|source| SolveError::Read { path: path.into(), source })
+    let too_large = || {
+        invalid!(
+            format!("test set `{path}`"),
+            "is larger than {MAX_SET_BYTES} bytes (256 bytes for each of at most {MAX_INSTANCES} instances)"
+        )
+    };
+    let read = |source| SolveError::Read { path: path.into(), source };
+    let file = std::fs::File::open(path).map_err(read)?;
+    if file.metadata().is_ok_and(|m| m.is_file() && m.len() > MAX_SET_BYTES) {
+        return Err(too_large());
+    }
+    // Devices and pipes have no length to check: read one byte past the limit.
+    let mut bytes = Vec::new();
+    file.take(MAX_SET_BYTES + 1).read_to_end(&mut bytes).map_err(read)?;
+    if bytes.len() as u64 > MAX_SET_BYTES {
+        return Err(too_large());
+    }
+    String::from_utf8(bytes).map_err(|_| invalid!(format!("test set `{path}`"), "is not UTF-8 text"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_set_holds_at_most_the_most_instances_one_solve_takes() {
+        let row = "a\tb\n";
+        let mut text = String::with_capacity(8 + row.len() * (MAX_INSTANCES + 1));
+        text.push_str("id\tstate\n");
+        for _ in 0..MAX_INSTANCES {
+            text.push_str(row);
+        }
+        assert_eq!(rows(&text, "full.tsv", "id<TAB>state").unwrap().len(), MAX_INSTANCES);
+        text.push_str("\n\n"); // blank lines are not instances
+        assert_eq!(rows(&text, "full.tsv", "id<TAB>state").unwrap().len(), MAX_INSTANCES);
+        text.push_str(row);
+        let e = rows(&text, "big.tsv", "id<TAB>state").err().unwrap().to_string();
+        assert!(e.starts_with(&format!("big.tsv line {}: ", MAX_INSTANCES + 4)) && e.contains("1000000"), "{e}");
+    }
 }

@@ -2,6 +2,7 @@
 //! a sweep `--beam-log2 A..B` (inclusive). Widths are checked before any
 //! memory is allocated.
 
+use super::bounds::shorten;
 use super::error::{SolveError, invalid};
 use crate::search::beam::MAX_WIDTH;
 
@@ -11,7 +12,9 @@ pub const MAX_LOG2: u32 = MAX_WIDTH.trailing_zeros();
 /// Widths to run, in increasing order.
 pub fn parse(width: Option<usize>, log2: Option<&str>) -> Result<Vec<usize>, SolveError> {
     match (width, log2) {
-        (Some(w), Some(k)) => Err(invalid!(format!("beam width {w} and log2 width {k}"), "give one, not both")),
+        (Some(w), Some(k)) => {
+            Err(invalid!(format!("beam width {w} and log2 width {}", shorten(k)), "give one, not both"))
+        }
         (Some(0), None) => Err(invalid!("beam width 0", "the beam width must be at least 1")),
         (Some(w), None) if w > MAX_WIDTH => Err(invalid!(
             format!("beam width {w}"),
@@ -29,7 +32,7 @@ pub fn parse(width: Option<usize>, log2: Option<&str>) -> Result<Vec<usize>, Sol
             };
             if a > b {
                 return Err(invalid!(
-                    format!("log2 beam widths {text}"),
+                    format!("log2 beam widths {}", shorten(text)),
                     "the range is empty ({a} > {b}); write it as low..high"
                 ));
             }
@@ -39,8 +42,8 @@ pub fn parse(width: Option<usize>, log2: Option<&str>) -> Result<Vec<usize>, Sol
 }
 
 fn parse_k(s: &str, whole: &str) -> Result<u32, SolveError> {
-    let value = || format!("log2 beam widths {whole}");
-    let k: u32 = s.trim().parse().map_err(|_| invalid!(value(), "`{s}` is not a whole number"))?;
+    let value = || format!("log2 beam widths {}", shorten(whole));
+    let k: u32 = s.trim().parse().map_err(|_| invalid!(value(), "`{}` is not a whole number", shorten(s)))?;
     if k > MAX_LOG2 {
         return Err(invalid!(
             value(),

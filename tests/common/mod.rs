@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests: reading one column of a CSV the
-//! binaries wrote, and a replayed beam-search sweep over 8-puzzle boards
-//! held against the exact BFS distance. Each test crate compiles this module
+//! binaries wrote, a replayed beam-search sweep over 8-puzzle boards
+//! held against the exact BFS distance, and the size of the sticks game
+//! tree. Each test crate compiles this module
 //! and uses a subset of it, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
@@ -8,6 +9,7 @@ use cube_oracle::puzzle::Puzzle;
 use cube_oracle::search::{BeamConfig, DistanceTable, Oracle, beam_search};
 use cube_oracle::sliding::Sliding;
 use cube_oracle::solve::boards::BoardInstance;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// Column `name` of a CSV file, as strings (surrounding quotes removed).
@@ -45,4 +47,16 @@ pub fn replayed_sweep<O: Oracle>(
         excess += path.len() - d;
     }
     (solved, optimal, excess as f64 / solved.max(1) as f64)
+}
+
+/// Nodes of the full sticks game tree from `(a, b)`, by the recurrence
+/// T(a, b) = 1 + Σ_{i<a} T(i, b) + Σ_{j<b} T(a, j).
+pub fn sticks_tree(a: u32, b: u32, memo: &mut HashMap<(u32, u32), u64>) -> u64 {
+    if let Some(&t) = memo.get(&(a, b)) {
+        return t;
+    }
+    let t =
+        1 + (0..a).map(|i| sticks_tree(i, b, memo)).sum::<u64>() + (0..b).map(|j| sticks_tree(a, j, memo)).sum::<u64>();
+    memo.insert((a, b), t);
+    t
 }

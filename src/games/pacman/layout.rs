@@ -4,11 +4,18 @@
 //! beyond the border count as walls. Ghosts are numbered in reading order
 //! (top row first, left to right), which is the order in which they move.
 
-use crate::games::error::GameError;
+use crate::games::error::{GameError, file_kind};
+use std::io::Read;
 use std::path::Path;
 
 /// The largest number of rows, and of columns, of a layout.
 pub const MAX_SIDE: usize = 100;
+
+/// The largest layout file [`Layout::read`] reads: [`MAX_SIDE`] rows of
+/// [`MAX_SIDE`] one-byte cells, each row ended by `\r\n` (10,200 bytes).
+/// Every layout the format allows fits; a longer file is refused without
+/// reading further.
+pub const MAX_FILE_BYTES: u64 = (MAX_SIDE * (MAX_SIDE + 2)) as u64;
 
 /// A parsed layout: the walls and where food, capsules and agents start.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,14 +92,39 @@ impl Layout {
         Ok(out)
     }
 
-    /// Reads and parses the layout file at `path`.
+    /// Reads and parses the layout file at `path`, reading at most
+    /// [`MAX_FILE_BYTES`] + 1 bytes.
     ///
     /// # Errors
-    /// The file cannot be read (or is not UTF-8), or [`Layout::parse`]
-    /// refuses it.
+    /// The file cannot be read, is not a regular file (a FIFO would block,
+    /// a device never end), is longer than [`MAX_FILE_BYTES`], is not
+    /// UTF-8, or [`Layout::parse`] refuses it.
     pub fn read(path: &Path) -> Result<Self, GameError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| GameError::LayoutRead { path: path.to_path_buf(), source })?;
+        let read_error = |source| GameError::LayoutRead { path: path.to_path_buf(), source };
+        let not_file =
+            |t: &std::fs::FileType| GameError::LayoutNotFile { path: path.to_path_buf(), kind: file_kind(t) };
+        let meta = std::fs::metadata(path).map_err(read_error)?;
+        if !meta.is_file() {
+            return Err(not_file(&meta.file_type()));
+        }
+        // Opened without blocking (a FIFO swapped in since would block the
+        // open) and checked again on the handle itself.
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+        let file = options.open(path).map_err(read_error)?;
+        let meta = file.metadata().map_err(read_error)?;
+        if !meta.is_file() {
+            return Err(not_file(&meta.file_type()));
+        }
+        let mut bytes = Vec::new();
+        file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(read_error)?;
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err(GameError::LayoutFileTooLarge { path: path.to_path_buf(), max: MAX_FILE_BYTES });
+        }
+        let text = String::from_utf8(bytes)
+            .map_err(|e| GameError::LayoutNotUtf8 { path: path.to_path_buf(), offset: e.utf8_error().valid_up_to() })?;
         Self::parse(&path.display().to_string(), &text)
     }
 

@@ -36,6 +36,18 @@ use std::fmt;
 /// The most ghosts one game tracks.
 pub const MAX_GHOSTS: usize = 8;
 
+/// The deepest search `play` runs on Pacman, in plies: a stated cap, since
+/// the game tree is infinite (positions repeat) and no game length bounds
+/// it. 1,000 plies are over 100 full rounds even with [`MAX_GHOSTS`]
+/// ghosts, far beyond what any search of this tree can finish; the cap
+/// keeps the recursion (one stack frame per ply) small.
+pub const MAX_DEPTH: u32 = 1000;
+
+/// How many remaining food cells, capsules and ghosts cost one unit of
+/// search work ([`Game::work_per_position`]): the evaluation scans them
+/// all, so a position on a large board costs more than one on a small one.
+pub const CELLS_PER_WORK_UNIT: u64 = 32;
+
 /// How many of its own moves a ghost stays scared after a capsule.
 pub const SCARED_TIME: u16 = 40;
 
@@ -371,5 +383,12 @@ impl Game for Pacman {
 
     fn evaluate(&self) -> f64 {
         self.features().evaluate(self.eval)
+    }
+
+    /// 1 plus a unit per [`CELLS_PER_WORK_UNIT`] of the layout's food
+    /// cells, capsules and the ghosts in play: what the evaluation scans.
+    fn work_per_position(&self) -> u64 {
+        let scanned = self.layout.food().len() + self.layout.capsules().len() + self.num_ghosts;
+        1 + scanned as u64 / CELLS_PER_WORK_UNIT
     }
 }

@@ -20,13 +20,14 @@
 //! to multiples of 32, `k` to a multiple of 32, so the kernels see only
 //! whole 32×32 blocks of `C`. Nothing here knows about burn.
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", feature = "bf16-kernels"))]
 mod amx;
+#[cfg(feature = "bf16-kernels")]
 mod avx512;
 mod pack;
 
-/// AMX exists on x86-64 only.
-#[cfg(not(target_arch = "x86_64"))]
+/// AMX exists on x86-64 only, and is built with the `bf16-kernels` feature.
+#[cfg(not(all(target_arch = "x86_64", feature = "bf16-kernels")))]
 mod amx {
     pub(super) fn available() -> bool {
         false
@@ -38,6 +39,20 @@ mod amx {
     }
     pub(super) unsafe fn spin(_: u64) -> f64 {
         unreachable!("AMX is never available off x86-64")
+    }
+}
+
+/// AVX512-BF16 is built with the `bf16-kernels` feature.
+#[cfg(not(feature = "bf16-kernels"))]
+mod avx512 {
+    pub(super) fn available() -> bool {
+        false
+    }
+    pub(super) unsafe fn block(_: &[u32], _: &[u32], _: &[u32], _: &[u32], _: usize, _: *mut f32, _: usize) {
+        unreachable!("built without the bf16-kernels feature")
+    }
+    pub(super) unsafe fn spin(_: u64) -> f64 {
+        unreachable!("built without the bf16-kernels feature")
     }
 }
 
@@ -70,7 +85,7 @@ impl Kernel {
     /// measurements and tests; a kernel the CPU lacks is never chosen.
     #[must_use]
     pub fn detect() -> Option<Kernel> {
-        let wanted = std::env::var("CUBE_ORACLE_BF16_KERNEL").ok();
+        let wanted = std::env::var("CUBE_ORACLE_BF16_KERNEL").ok().filter(|w| requested_ok(w));
         let allow = |k: Kernel| wanted.as_deref().is_none_or(|w| w == k.name());
         if allow(Kernel::Amx) && amx::available() {
             return Some(Kernel::Amx);
@@ -79,6 +94,25 @@ impl Kernel {
             return Some(Kernel::Avx512Bf16);
         }
         None
+    }
+
+    /// Checks `CUBE_ORACLE_BF16_KERNEL`: unset, or one of `amx`,
+    /// `avx512-bf16` and `none`.
+    ///
+    /// # Errors
+    /// The value, shortened, and the values allowed.
+    pub fn check_request() -> Result<(), String> {
+        match std::env::var("CUBE_ORACLE_BF16_KERNEL") {
+            Err(std::env::VarError::NotPresent) => Ok(()),
+            Ok(w) if requested_ok(&w) => Ok(()),
+            Ok(w) => Err(format!(
+                "CUBE_ORACLE_BF16_KERNEL={:?} is not a kernel: use amx, avx512-bf16 or none",
+                w.chars().take(40).collect::<String>()
+            )),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                Err("CUBE_ORACLE_BF16_KERNEL is not UTF-8: use amx, avx512-bf16 or none".to_string())
+            }
+        }
     }
 
     /// Every kernel this machine can run (for tests and benchmarks).
@@ -131,6 +165,11 @@ impl Kernel {
     }
 }
 
+/// Whether `w` is a value `CUBE_ORACLE_BF16_KERNEL` may take.
+fn requested_ok(w: &str) -> bool {
+    ["amx", "avx512-bf16", "none"].contains(&w)
+}
+
 /// A read-only strided view of an f32 matrix: element `(r, c)` is
 /// `data[offset + r·row_stride + c·col_stride]`.
 #[derive(Debug, Clone, Copy)]
@@ -173,15 +212,12 @@ impl<'a> View<'a> {
     }
 }
 
-/// `x` rounded to bfloat16 (nearest, ties to even), as its 16 bits. NaNs
-/// stay NaNs (quiet); infinities and overflow give infinities.
+/// `x` rounded to bfloat16 (nearest, ties to even), as its 16 bits
+/// (`half::bf16::from_f32`). NaNs stay NaNs (quiet); infinities and
+/// overflow give infinities.
 #[must_use]
 pub fn bf16_bits(x: f32) -> u16 {
-    let b = x.to_bits();
-    if x.is_nan() {
-        return ((b >> 16) as u16) | 0x0040;
-    }
-    ((b + 0x7fff + ((b >> 16) & 1)) >> 16) as u16
+    half::bf16::from_f32(x).to_bits()
 }
 
 /// `x` rounded to bfloat16 and widened back to f32 (exactly).
@@ -291,7 +327,7 @@ fn multiply(kernel: Kernel, a: &[u32], b: &[u32], shape: Shape, c: &mut [MaybeUn
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// `A·B` over bf16-rounded operands, summed in f64, and the sum of
@@ -376,9 +412,28 @@ mod tests {
 
     /// Every bf16 kernel this machine has computes `A·B` on rounded
     /// operands to f32 summation accuracy, whole blocks and ragged edges.
+    /// On a CPU with none, the rounded operands' product through the f32
+    /// path is checked instead (and said so); a kernel asked for by
+    /// `CUBE_ORACLE_TEST_KERNELS` that the CPU lacks fails the test.
     #[test]
     fn kernels_match_the_rounded_product() {
-        for kernel in Kernel::all_available() {
+        let kernels = kernels_to_test();
+        if kernels.is_empty() {
+            eprintln!("no bf16 kernel on this CPU (or built without bf16-kernels): the rounded-f32 path is checked");
+            let (m, n, k) = (37, 45, 70);
+            let (a_data, b_data) = (values(m * k, 3), values(k * n, 4));
+            let round = |v: &[f32]| v.iter().map(|&x| round_bf16(x)).collect::<Vec<_>>();
+            let (ra, rb) = (round(&a_data), round(&b_data));
+            let (want, scale) = reference(View::row_major(&a_data, m, k), View::row_major(&b_data, k, n));
+            for i in 0..m {
+                for j in 0..n {
+                    let got: f32 = (0..k).map(|p| ra[i * k + p] * rb[p * n + j]).sum();
+                    let err = (f64::from(got) - want[i * n + j]).abs();
+                    assert!(err <= 2e-6 * scale[i * n + j].max(1e-3), "({i}, {j}): {got}");
+                }
+            }
+        }
+        for kernel in kernels {
             for (m, n, k) in [(37, 45, 70), (64, 96, 512), (96, 64, 33), (1, 1, 1)] {
                 let a_data = values(m * k, 3);
                 let b_data = values(k * n, 4);
@@ -395,6 +450,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The kernels a test checks: those named by `CUBE_ORACLE_TEST_KERNELS`
+    /// (comma-separated; a name this CPU cannot run panics with a message),
+    /// else every kernel the CPU has.
+    pub(crate) fn kernels_to_test() -> Vec<Kernel> {
+        let Ok(asked) = std::env::var("CUBE_ORACLE_TEST_KERNELS") else { return Kernel::all_available() };
+        let have = Kernel::all_available();
+        asked
+            .split(',')
+            .filter(|n| !n.trim().is_empty())
+            .map(|name| {
+                let name = name.trim();
+                let k = [Kernel::Amx, Kernel::Avx512Bf16]
+                    .into_iter()
+                    .find(|k| k.name() == name)
+                    .unwrap_or_else(|| panic!("CUBE_ORACLE_TEST_KERNELS names {name:?}: use amx or avx512-bf16"));
+                assert!(
+                    have.contains(&k),
+                    "CUBE_ORACLE_TEST_KERNELS asks for {name}, which this CPU (or this build) cannot run; it has {:?}",
+                    have.iter().map(|k| k.name()).collect::<Vec<_>>()
+                );
+                k
+            })
+            .collect()
     }
 
     #[test]
