@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The width law of a run on the first 100 DeepCubeA cubes, one solve folder
+# per width (and, from 2^16 on, per half of the cubes), each a separate
+# `solve` that is skipped once its folder is finished; a killed piece is
+# kept as <label>.interrupted and run again. Then the merged table and fit.
+#
+#   bash benches/width_law.sh                   # reference v2 (runs/cube3-q-long), widths 2^13..2^18
+#   RUN=runs/reference-cube3 FROM=10 TO=14 bash benches/width_law.sh
+#
+# Widths up to 2^12 on these cubes come from the 1000-cube sweeps already in
+# the run (their first 100 rows); `benches/width_law.py` merges everything.
+# One search at 2^15 takes about 30 s on one Zen 4 core, and doubles with
+# each width: run it with `nice` in the background.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUN=${RUN:-runs/cube3-q-long}
+FROM=${FROM:-13}
+TO=${TO:-18}
+SOLVE=${SOLVE:-target/release/solve}
+[ -x "$SOLVE" ] || cargo build --release --bin solve
+sets=$(mktemp -d)
+trap 'rm -rf "$sets"' EXIT
+tsv=data/cube3-deepcubea-test-1000.tsv
+(head -1 $tsv; sed -n 2,51p $tsv) > "$sets/deepcubea-100a.tsv"
+(head -1 $tsv; sed -n 52,101p $tsv) > "$sets/deepcubea-100b.tsv"
+
+finished() { grep -qx 'state = complete' "$RUN/solve/$1/.cube-oracle-output" 2>/dev/null; }
+
+for k in $(seq "$FROM" "$TO"); do
+  if [ "$k" -lt 16 ]; then
+    label=deepcubea-100-w$k
+    finished "$label" || "$SOLVE" --run "$RUN" --testset deepcubea-100 --beam-log2 "$k" --label "$label"
+  else
+    for half in a b; do
+      label=deepcubea-100$half-w$k
+      finished "$label" || "$SOLVE" --run "$RUN" --testset "$sets/deepcubea-100$half.tsv" --beam-log2 "$k" --label "$label"
+    done
+  fi
+done
+# Every finished plain sweep of the run (no -nodedup or -sym variants).
+pieces=()
+for dir in "$RUN"/solve/deepcubea-w* "$RUN"/solve/deepcubea-100-w* "$RUN"/solve/deepcubea-100[ab]-w*; do
+  name=$(basename "$dir")
+  case "$name" in *nodedup* | *-sym* | *.interrupted*) continue ;; esac
+  if [ -f "$dir/.cube-oracle-output" ] && ! finished "$name"; then continue; fi
+  [ -f "$dir/instances.csv" ] && pieces+=("$dir")
+done
+python3 benches/width_law.py --ids 0..99 --fit-from 10 --csv "$RUN/solve/width-law-deepcubea-100.csv" "${pieces[@]}"
