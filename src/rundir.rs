@@ -197,6 +197,32 @@ pub fn prepare(dir: &Path, existing: Existing) -> Result<Prepared, RunDirError> 
     }
 }
 
+/// Whether the (not yet existing) path `path` lies inside folder `dir`. The
+/// path is resolved one component at a time, through every part that
+/// exists, so `..` and symbolic links cannot hide it.
+#[must_use]
+pub fn is_inside(path: &Path, dir: &Path) -> bool {
+    use std::path::Component;
+    let Ok(dir) = dir.canonicalize() else { return false };
+    let Ok(cwd) = std::env::current_dir() else { return false };
+    let mut at = PathBuf::new();
+    for part in cwd.join(path).components() {
+        match part {
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::CurDir => {}
+            other => {
+                at.push(other);
+                if let Ok(real) = at.canonicalize() {
+                    at = real;
+                }
+            }
+        }
+    }
+    at.starts_with(&dir)
+}
+
 /// `path`'s sibling named `<prefix><name of path><suffix>`.
 pub(crate) fn sibling(path: &Path, prefix: &str, suffix: &str) -> PathBuf {
     let mut name = std::ffi::OsString::from(prefix);

@@ -342,3 +342,90 @@ fn ctrl_c_writes_a_checkpoint_and_the_run_resumes() {
     assert!(err.contains(&format!("from step {stopped}")), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The plain forward pass of an exported network, from its tensors alone:
+/// Linear → ReLU → BatchNorm (running statistics) layers, residual blocks
+/// `x + second(first(x))`, a linear head; PyTorch's weight layout.
+fn exported_forward(
+    t: &std::collections::HashMap<String, (Vec<usize>, Vec<f32>)>,
+    eps: f32,
+    x: &[f32],
+    rows: usize,
+) -> Vec<f32> {
+    let linear = |p: &str, x: &[f32]| -> Vec<f32> {
+        let (shape, w) = &t[&format!("{p}.weight")];
+        let (out, inp) = (shape[0], shape[1]);
+        let b = &t[&format!("{p}.bias")].1;
+        (0..rows)
+            .flat_map(|r| (0..out).map(move |o| (r, o)))
+            .map(|(r, o)| b[o] + (0..inp).map(|i| w[o * inp + i] * x[r * inp + i]).sum::<f32>())
+            .collect()
+    };
+    let dense = |p: &str, x: &[f32]| -> Vec<f32> {
+        let y: Vec<f32> = linear(&format!("{p}.linear"), x).into_iter().map(|v| v.max(0.0)).collect();
+        let n = |s: &str| &t[&format!("{p}.norm.{s}")].1;
+        let (g, b, m, v) = (n("weight"), n("bias"), n("running_mean"), n("running_var"));
+        let c = g.len();
+        y.iter().enumerate().map(|(k, &y)| (y - m[k % c]) / (v[k % c] + eps).sqrt() * g[k % c] + b[k % c]).collect()
+    };
+    let mut h = x.to_vec();
+    for i in 0.. {
+        if !t.contains_key(&format!("trunk.{i}.linear.weight")) {
+            break;
+        }
+        h = dense(&format!("trunk.{i}"), &h);
+    }
+    for i in 0.. {
+        if !t.contains_key(&format!("blocks.{i}.first.linear.weight")) {
+            break;
+        }
+        let y = dense(&format!("blocks.{i}.second"), &dense(&format!("blocks.{i}.first"), &h));
+        h = h.iter().zip(&y).map(|(a, b)| a + b).collect();
+    }
+    linear("head", &h)
+}
+
+#[test]
+fn an_exported_network_reproduces_the_crate_from_its_safetensors_alone() {
+    use cube_oracle::learn::export::{CHECK_ROWS, read_safetensors};
+    use cube_oracle::search::Oracle;
+    let dir = tmp("safetensors");
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
+    let cfg = dir.join("s.toml");
+    std::fs::write(&cfg, base.replace("steps = 40", "steps = 20").replace("name = \"smoke\"", "name = \"s\"")).unwrap();
+    let (code, err) = train_cli(&["--config", cfg.to_str().unwrap(), "--no-progress"], &dir);
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = train_cli(&["--export", "runs/s", "--to", "runs/s/inside"], &dir);
+    assert_eq!(code, 1, "an export into the run is refused: {err}");
+    let (code, err) = train_cli(&["--export", "runs/s", "--to", "out"], &dir);
+    assert_eq!(code, 0, "{err}");
+
+    let read = |f: &str| read_safetensors(&std::fs::read(dir.join("out").join(f)).unwrap()).unwrap();
+    let model: std::collections::HashMap<_, _> =
+        read("model.safetensors").into_iter().map(|t| (t.name, (t.shape, t.data))).collect();
+    let check = read("check.safetensors");
+    let card: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("out/model.json")).unwrap()).unwrap();
+    assert_eq!(card["kind"], "policy");
+    assert_eq!(card["moves"].as_array().unwrap().len(), 12);
+    // Every trainable tensor is there (the running statistics are not parameters).
+    let trainable: usize = model.iter().filter(|(n, _)| !n.contains(".running_")).map(|(_, (_, d))| d.len()).sum();
+    assert_eq!(card["parameters"].as_u64(), Some(trainable as u64));
+    let inputs = &check[0].data;
+    let eps = card["architecture"]["batch_norm_epsilon"].as_f64().unwrap() as f32;
+    // The check outputs are the crate's network on the check inputs …
+    let mut oracle = cube_oracle::learn::inference::NetOracle::load(&dir.join("runs/s"), None, None).unwrap();
+    let mut lp = vec![0.0f32; CHECK_ROWS * 12];
+    oracle.predict(inputs, CHECK_ROWS, &mut lp).unwrap();
+    for (r, row) in check[1].data.chunks_exact(12).enumerate() {
+        let z = row.iter().map(|&v| f64::from(v).exp()).sum::<f64>().ln();
+        for (m, &v) in row.iter().enumerate() {
+            assert!((f64::from(v) - z - f64::from(lp[r * 12 + m])).abs() < 1e-4, "row {r} move {m}");
+        }
+    }
+    // … and the exported tensors alone reproduce them.
+    let plain = exported_forward(&model, eps, inputs, CHECK_ROWS);
+    let diff = plain.iter().zip(&check[1].data).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+    assert!(diff <= 1e-4, "largest difference {diff}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

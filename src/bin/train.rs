@@ -14,10 +14,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
+#[command(group(clap::ArgGroup::new("exporting").args(["export", "export_weights"])))]
 #[command(name = "train", version, about = "Train a self-supervised policy oracle (see configs/)")]
 struct Args {
     /// TOML config file.
-    #[arg(long, required_unless_present = "export_weights")]
+    #[arg(long, required_unless_present_any = ["export_weights", "export"])]
     config: Option<PathBuf>,
     /// Continue the existing run directory from its latest checkpoint.
     #[arg(long, conflicts_with = "overwrite")]
@@ -38,15 +39,34 @@ struct Args {
     no_progress: bool,
     /// Instead of training: copy this run directory to --to with its newest
     /// checkpoint stripped of the optimiser state (for solving and shipping).
-    #[arg(long, value_name = "RUN_DIR", requires = "to", conflicts_with_all = ["config", "resume", "overwrite", "max_steps"])]
+    #[arg(long, value_name = "RUN_DIR", requires = "to", conflicts_with_all = ["config", "resume", "overwrite", "max_steps", "export"])]
     export_weights: Option<PathBuf>,
-    /// Destination directory of --export-weights (must not exist).
-    #[arg(long, value_name = "DIR", requires = "export_weights")]
+    /// Instead of training: write this run's network for other tools into
+    /// --to: model.safetensors (f32, PyTorch layout), model.json (the model
+    /// card) and check.safetensors (a fixed batch and the network's outputs;
+    /// benches/exported_check.py verifies a loader against it).
+    #[arg(long, value_name = "RUN_DIR", requires = "to", conflicts_with_all = ["config", "resume", "overwrite", "max_steps"])]
+    export: Option<PathBuf>,
+    /// Destination directory of --export-weights or --export (must not
+    /// exist, nor lie inside the run).
+    #[arg(long, value_name = "DIR", requires = "exporting")]
     to: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let (Some(run), Some(to)) = (&args.export, &args.to) {
+        return match cube_oracle::learn::export::export(run, to) {
+            Ok(dir) => {
+                println!("{}", dir.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if let (Some(run), Some(to)) = (&args.export_weights, &args.to) {
         return match training::export_weights(run, to) {
             Ok(path) => {
@@ -59,7 +79,7 @@ fn main() -> ExitCode {
             }
         };
     }
-    let Some(config) = &args.config else { unreachable!("clap requires --config without --export-weights") };
+    let Some(config) = &args.config else { unreachable!("clap requires --config without an export") };
     let result = TrainConfig::load(config).map_err(anyhow::Error::from).and_then(|cfg| {
         let existing = match (args.resume, args.overwrite) {
             (true, _) => Existing::Resume,

@@ -66,6 +66,20 @@ impl NetOracle {
     }
 }
 
+impl NetOracle {
+    /// The network itself (for exports).
+    #[must_use]
+    pub fn network(&self) -> &OracleNet {
+        &self.net
+    }
+
+    /// The device the network runs on.
+    #[must_use]
+    pub fn device(&self) -> Device {
+        self.device.clone()
+    }
+}
+
 impl Oracle for NetOracle {
     fn num_moves(&self) -> usize {
         self.moves

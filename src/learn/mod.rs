@@ -7,7 +7,8 @@
 //! training kernel), [`checkpoint`] (the checksummed file format),
 //! [`training`] (the loop, resume, Ctrl-C, export), [`diagnostics`] and
 //! [`report`] (what a run writes besides its logs), [`inference`] (a
-//! trained run as a search [`Oracle`](crate::search::Oracle)), and
+//! trained run as a search [`Oracle`](crate::search::Oracle)), [`export`]
+//! (a run's network as safetensors with a model card), and
 //! [`error`] (the layer's typed errors).
 //!
 //! Architecture invariant: inference imports the model and the checkpoint
@@ -20,6 +21,7 @@ pub mod config;
 pub mod data;
 pub mod diagnostics;
 pub mod error;
+pub mod export;
 pub mod fused;
 pub mod gemm;
 pub mod inference;

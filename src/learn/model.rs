@@ -239,6 +239,77 @@ impl OracleNet {
     }
 }
 
+/// One named tensor of a network, row-major, in PyTorch's layout (a linear
+/// layer's weight is `[out, in]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamedTensor {
+    /// `trunk.0.linear.weight`, `blocks.1.second.norm.running_var`, `head.bias`, …
+    pub name: String,
+    /// Dimensions.
+    pub shape: Vec<usize>,
+    /// Values.
+    pub data: Vec<f32>,
+}
+
+fn values<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, LearnError> {
+    t.into_data().convert::<f32>().try_into_vec::<f32>().map_err(|e| LearnError::Predictions(format!("{e}")))
+}
+
+fn linear_tensors(prefix: &str, linear: &Linear, out: &mut Vec<NamedTensor>) -> Result<(), LearnError> {
+    let w = linear.weight.val();
+    let [d_in, d_out] = w.dims();
+    out.push(NamedTensor { name: format!("{prefix}.weight"), shape: vec![d_out, d_in], data: values(w.transpose())? });
+    if let Some(b) = &linear.bias {
+        out.push(NamedTensor { name: format!("{prefix}.bias"), shape: vec![d_out], data: values(b.val())? });
+    }
+    Ok(())
+}
+
+impl Dense {
+    fn tensors(&self, prefix: &str, out: &mut Vec<NamedTensor>) -> Result<(), LearnError> {
+        linear_tensors(&format!("{prefix}.linear"), &self.linear, out)?;
+        if let Some(bn) = &self.norm {
+            let c = bn.gamma.dims()[0];
+            for (name, t) in [
+                ("weight", bn.gamma.val()),
+                ("bias", bn.beta.val()),
+                ("running_mean", bn.running_mean.value_sync()),
+                ("running_var", bn.running_var.value_sync()),
+            ] {
+                out.push(NamedTensor { name: format!("{prefix}.norm.{name}"), shape: vec![c], data: values(t)? });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl OracleNet {
+    /// Every parameter and batch-norm statistic, named by the module path
+    /// and in PyTorch's layout, in forward order: what an export writes.
+    ///
+    /// # Errors
+    /// A tensor that cannot be read back as f32.
+    pub fn named_tensors(&self) -> Result<Vec<NamedTensor>, LearnError> {
+        let mut out = Vec::new();
+        for (i, layer) in self.trunk.iter().enumerate() {
+            layer.tensors(&format!("trunk.{i}"), &mut out)?;
+        }
+        for (i, block) in self.blocks.iter().enumerate() {
+            block.first.tensors(&format!("blocks.{i}.first"), &mut out)?;
+            block.second.tensors(&format!("blocks.{i}.second"), &mut out)?;
+        }
+        linear_tensors("head", &self.head, &mut out)?;
+        Ok(out)
+    }
+
+    /// The batch-norm ε of the network's layers (burn's default, 1e-5),
+    /// or `None` without batch norm.
+    #[must_use]
+    pub fn norm_epsilon(&self) -> Option<f64> {
+        self.trunk.iter().find_map(|d| d.norm.as_ref().map(|bn| bn.epsilon))
+    }
+}
+
 /// Number of trainable weights (linear weights and biases, batch-norm scale
 /// and shift) of the network `cfg` describes, computed from the shape alone.
 #[must_use]

@@ -65,7 +65,7 @@ pub fn export_weights(run_dir: &Path, to: &Path) -> Result<PathBuf> {
     if std::fs::symlink_metadata(to).is_ok() {
         return Err(LearnError::ExportExists { path: to.to_path_buf() });
     }
-    if inside(to, run_dir) {
+    if rundir::is_inside(to, run_dir) {
         return Err(LearnError::ExportInside { path: to.to_path_buf(), run: run_dir.to_path_buf() });
     }
     let newest = checkpoint::latest(&run_dir.join("checkpoints"))?;
@@ -76,31 +76,6 @@ pub fn export_weights(run_dir: &Path, to: &Path) -> Result<PathBuf> {
         let _ = std::fs::remove_dir_all(to);
     }
     exported
-}
-
-/// Whether the (not yet existing) path `path` lies inside folder `dir`. The
-/// path is resolved one component at a time, through every part that
-/// exists, so `..` and symbolic links cannot hide it.
-fn inside(path: &Path, dir: &Path) -> bool {
-    use std::path::Component;
-    let Ok(dir) = dir.canonicalize() else { return false };
-    let Ok(cwd) = std::env::current_dir() else { return false };
-    let mut at = PathBuf::new();
-    for part in cwd.join(path).components() {
-        match part {
-            Component::ParentDir => {
-                at.pop();
-            }
-            Component::CurDir => {}
-            other => {
-                at.push(other);
-                if let Ok(real) = at.canonicalize() {
-                    at = real;
-                }
-            }
-        }
-    }
-    at.starts_with(&dir)
 }
 
 fn copy_tree(from: &Path, to: &Path, skip: &[&str]) -> std::result::Result<(), FileError> {
