@@ -7,6 +7,17 @@
 //! [`solve`] front end the binaries call. Puzzle, heuristic and search
 //! modules never depend on the neural-network stack; see `ARCHITECTURE.md`.
 
+/// `println!` that ignores a closed standard output (a pipe whose reader
+/// has gone, as in `solve … | head -1`): every result goes to files, and a
+/// console line must never turn into a panic that loses them.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 pub mod checksum;
 pub mod csvlog;
 pub mod cube2;

@@ -930,3 +930,27 @@ fn solve_help_states_every_bound() {
         assert!(flat.contains(bound), "`{bound}` in solve --help:\n{text}");
     }
 }
+
+#[test]
+fn a_closed_standard_output_never_loses_the_results() {
+    let dir = tmp("pipe");
+    let out = dir.join("out").to_string_lossy().to_string();
+    // A reader that leaves at once, as `solve … | head -0` does.
+    let mut child = Command::new(SOLVE)
+        .args(["--puzzle", "puzzle8", "--method", "astar", "--heuristic", "manhattan", "--random", "20"])
+        .args(["--out", &out, "--label", "piped"])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let marker = std::fs::read_to_string(dir.join("out/piped").join(cube_oracle::folder::MARKER)).unwrap();
+    assert!(marker.contains("state = complete"), "{marker}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

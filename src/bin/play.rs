@@ -85,7 +85,8 @@ fn main() -> ExitCode {
     })();
     match result {
         Ok(text) => {
-            print!("{text}");
+            // A closed standard output (`play … | head -1`) is not an error.
+            let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
             ExitCode::SUCCESS
         }
         Err(e) => {

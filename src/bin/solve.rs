@@ -313,7 +313,7 @@ fn main() -> ExitCode {
     })();
     match result {
         Ok(dir) => {
-            println!("results in {}", dir.display());
+            cube_oracle::say!("results in {}", dir.display());
             ExitCode::SUCCESS
         }
         Err(e) => {

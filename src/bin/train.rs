@@ -58,7 +58,7 @@ fn main() -> ExitCode {
     if let (Some(run), Some(to)) = (&args.export, &args.to) {
         return match cube_oracle::learn::export::export(run, to) {
             Ok(dir) => {
-                println!("{}", dir.display());
+                cube_oracle::say!("{}", dir.display());
                 ExitCode::SUCCESS
             }
             Err(e) => {
@@ -70,7 +70,7 @@ fn main() -> ExitCode {
     if let (Some(run), Some(to)) = (&args.export_weights, &args.to) {
         return match training::export_weights(run, to) {
             Ok(path) => {
-                println!("{}", path.display());
+                cube_oracle::say!("{}", path.display());
                 ExitCode::SUCCESS
             }
             Err(e) => {

@@ -455,18 +455,24 @@ pub(super) fn summary(o: &Outcome, state: &super::checkpoint::LoopState, params:
     };
     let m = read_columns(&o.run_dir.join("metrics.csv"), &["loss", "accuracy"]).unwrap_or_default();
     let (loss, acc) = (m.first().and_then(|c| c.last().copied()), m.get(1).and_then(|c| c.last().copied()));
-    println!("run        {} ({status})", o.run_dir.display());
-    println!("model      {kind} network, {params} parameters, {:.2} MFLOP per sample forward", 2.0 * macs as f64 / 1e6);
-    println!(
-        "progress   step {}/{}, {} samples, {:.1} s of training",
-        o.step, o.total_steps, state.samples, state.elapsed_s
+    crate::say!("run        {} ({status})", o.run_dir.display());
+    crate::say!(
+        "model      {kind} network, {params} parameters, {:.2} MFLOP per sample forward",
+        2.0 * macs as f64 / 1e6
     );
-    println!("speed      {:.0} samples/s this leg ({} threads)", o.samples_per_s, rayon::current_num_threads());
-    println!(
+    crate::say!(
+        "progress   step {}/{}, {} samples, {:.1} s of training",
+        o.step,
+        o.total_steps,
+        state.samples,
+        state.elapsed_s
+    );
+    crate::say!("speed      {:.0} samples/s this leg ({} threads)", o.samples_per_s, rayon::current_num_threads());
+    crate::say!(
         "last log   loss {:.4}, accuracy {:.2}%; {held_out}",
         loss.unwrap_or(f64::NAN),
         100.0 * acc.unwrap_or(f64::NAN)
     );
     let kl = if kind.is_distribution() { " kl.csv" } else { "" };
-    println!("files      config.toml meta.json metrics.csv eval.csv{kl} checkpoints/ diagnostics/ plots/");
+    crate::say!("files      config.toml meta.json metrics.csv eval.csv{kl} checkpoints/ diagnostics/ plots/");
 }

@@ -510,20 +510,20 @@ fn write_outputs(
     if let [r] = rows {
         let r = &r.record;
         match r.status {
-            Status::Solved => println!(
+            Status::Solved => crate::say!(
                 "{}: {} ({} moves; verified)",
                 r.id,
                 if r.solution.is_empty() { "already solved" } else { &r.solution },
                 r.length.unwrap_or(0)
             ),
-            Status::LimitReached => println!("{}: limit reached, no solution claimed", r.id),
+            Status::LimitReached => crate::say!("{}: limit reached, no solution claimed", r.id),
             Status::Exhausted => match opts.method.depth_limit(opts.max_depth) {
-                u32::MAX => println!("{}: search space exhausted, no solution", r.id),
-                depth => println!("{}: no solution within depth {depth}", r.id),
+                u32::MAX => crate::say!("{}: search space exhausted, no solution", r.id),
+                depth => crate::say!("{}: no solution within depth {depth}", r.id),
             },
         }
     }
-    println!(
+    crate::say!(
         "{} {} [{}]: {} instances, solved {:.1}% (limit {:.1}%), mean length {:.2}, {}, {:.0} nodes generated/instance ({:.0} expanded), {:.3} s/instance, {:.3e} nodes/s, EBF {:.3}",
         by.puzzle,
         by.method,

@@ -143,7 +143,7 @@ pub fn run(opts: &TableOptions) -> Result<(PathBuf, Vec<u64>, bool), SolveError>
     }
     .with(Series::new("", Style::Bars, counts.iter().enumerate().map(|(d, &c)| (d as f64, c as f64)).collect()))
     .save(&dir.join("plots").join("distances"))?;
-    println!(
+    crate::say!(
         "{name}: {total} states ({scope}), maximum distance {}, mean {mean:.3}; counts by distance: {}",
         counts.len() - 1,
         counts.iter().map(u64::to_string).collect::<Vec<_>>().join(" ")

@@ -105,7 +105,7 @@ pub fn run(opts: &LocalOptions) -> Result<(PathBuf, RunSummary), SolveError> {
     if opts.runs == 1 {
         let r = &runs[0];
         let verdict = if r.success { "optimum reached" } else { "stuck above the optimum" };
-        println!("seed {}: {first} (cost {}; {verdict}; recomputed)", r.seed, r.final_cost);
+        crate::say!("seed {}: {first} (cost {}; {verdict}; recomputed)", r.seed, r.final_cost);
     }
     print_summary(opts, &summary);
     Ok((output.commit()?, summary))
@@ -231,7 +231,7 @@ fn print_summary(opts: &LocalOptions, s: &RunSummary) {
         _ => format!("max-sideways {}, max-restarts {}", c.max_sideways, c.max_restarts),
     };
     let or_na = |v: f64| if v.is_nan() { "n/a".to_string() } else { format!("{v:.2}") };
-    println!(
+    crate::say!(
         "{} {} ({limits}): {} runs from seed {}, success {:.2}% (95% CI {:.2}–{:.2}%), mean steps {} when it succeeds, {} when it fails; {:.1} evaluations, {:.2} restarts, {:.2} sideways moves per run; mean final cost {:.3}",
         opts.problem,
         c.method.name(),

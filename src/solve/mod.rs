@@ -541,19 +541,19 @@ impl<S> Tables<'_, S> {
         if self.cases.len() == 1 {
             for r in rows {
                 let Some(path) = r.out.solution.as_deref() else {
-                    println!("width {}: not solved within depth {}", r.record.width, r.out.depths.len());
+                    crate::say!("width {}: not solved within depth {}", r.record.width, r.out.depths.len());
                     continue;
                 };
                 let lengths = match self.other {
                     Some(o) => format!("{} {}, {} {}", path.len(), o.units.0, (o.len)(path), o.units.1),
                     None => format!("{} moves", path.len()),
                 };
-                println!("width {}: {} ({lengths}; verified)", r.record.width, r.record.solution);
+                crate::say!("width {}: {} ({lengths}; verified)", r.record.width, r.record.solution);
             }
         }
         let n = self.cases.len().max(1) as f64;
         for (s, wall) in summaries.iter().zip(wall_s) {
-            println!(
+            crate::say!(
                 "width {:>7}: solved {:.1}%, mean length {:.2} {}, {}, {:.0} expanded, {:.3} s/instance (p95 {:.3}; wall {:.3}), {:.0} expanded/s",
                 s.width,
                 s.solved_pct,

@@ -335,14 +335,14 @@ fn write_outputs(dir: &std::path::Path, by: &Producer, n: usize, rows: &[Row]) -
     if let [r] = rows {
         let length = r.record.length.unwrap_or(0);
         if length == 0 {
-            println!("{}: already solved (0 moves; verified)", r.record.id);
+            crate::say!("{}: already solved (0 moves; verified)", r.record.id);
         } else if length <= PRINT_MAX_MOVES {
-            println!("{}: {} ({length} moves; verified)", r.record.id, r.record.solution);
+            crate::say!("{}: {} ({length} moves; verified)", r.record.id, r.record.solution);
         } else {
-            println!("{}: {length} moves (verified; the moves are in instances.csv)", r.record.id);
+            crate::say!("{}: {length} moves (verified; the moves are in instances.csv)", r.record.id);
         }
     }
-    println!(
+    crate::say!(
         "{} parberry: {} instances, all solved and verified, mean length {:.1} (max {max_length}, bound 5n³ = {bound}), \
          {:.3} n³, {:.3}× Manhattan, {}, {:.4} s/instance",
         by.puzzle,
