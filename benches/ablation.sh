@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One ablation protocol for oracle kinds (issue #13): every variant is the
+# One ablation protocol for oracle kinds: every variant is the
 # same base config with another `[model] kind`, trained for the same number
 # of steps (so the same samples; training FLOPs equal up to the head's
 # width), then solved on the same instances at the same widths, every

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Model-size trade-off study for the cube oracle (issue #6).
+# Model-size trade-off study for the cube oracle.
 #
 # Trains the four sizes of configs/size-study/ on the same 5.2e6 samples,
 # then solves the first 100 DeepCubeA cubes with each at beam width 2^10
@@ -40,7 +40,7 @@ for n in "${sizes[@]}"; do
         --label deepcubea-100-w10 --overwrite
     report "$n" "runs/size-study-$n" "runs/size-study-$n/solve/deepcubea-100-w10"
 done
-./target/release/solve --testset deepcubea-100 --beam-log2 10 --jobs 2 --label size-study-deepcubea-100-w10 --overwrite
+./target/release/solve --run runs/reference-cube3 --testset deepcubea-100 --beam-log2 10 --jobs 2 --label size-study-deepcubea-100-w10 --overwrite
 report "l (reference, 7.5e7 samples)" runs/reference-cube3 runs/reference-cube3/solve/size-study-deepcubea-100-w10
 
 echo
