@@ -34,6 +34,22 @@ pub const CHECK_ROWS: usize = 8;
 /// checkpoint, or a file that cannot be written (the partial folder is then
 /// removed).
 pub fn export(run_dir: &Path, to: &Path) -> Result<PathBuf, LearnError> {
+    check_target(run_dir, to)?;
+    let oracle = NetOracle::load(run_dir, None, None)?;
+    let written = write_export(run_dir, &oracle, to);
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(to);
+    }
+    written.map(|()| to.to_path_buf())
+}
+
+/// What every export checks first: `run_dir` is a run `train` made, and
+/// `to` is new and not inside it.
+///
+/// # Errors
+/// [`LearnError::NotARun`], [`LearnError::ExportExists`] or
+/// [`LearnError::ExportInside`].
+pub fn check_target(run_dir: &Path, to: &Path) -> Result<(), LearnError> {
     if !rundir::is_run(run_dir) {
         return Err(LearnError::NotARun {
             dir: run_dir.to_path_buf(),
@@ -46,12 +62,7 @@ pub fn export(run_dir: &Path, to: &Path) -> Result<PathBuf, LearnError> {
     if rundir::is_inside(to, run_dir) {
         return Err(LearnError::ExportInside { path: to.to_path_buf(), run: run_dir.to_path_buf() });
     }
-    let oracle = NetOracle::load(run_dir, None, None)?;
-    let written = write_export(run_dir, &oracle, to);
-    if written.is_err() {
-        let _ = std::fs::remove_dir_all(to);
-    }
-    written.map(|()| to.to_path_buf())
+    Ok(())
 }
 
 fn write_export(run_dir: &Path, oracle: &NetOracle, to: &Path) -> Result<(), LearnError> {

@@ -56,18 +56,7 @@ const EVAL_CHUNK: usize = 4096;
 /// Adam). Refuses an existing `to` and one inside `run_dir`; a failed export
 /// removes what it wrote. Returns the exported checkpoint's path.
 pub fn export_weights(run_dir: &Path, to: &Path) -> Result<PathBuf> {
-    if !rundir::is_run(run_dir) {
-        return Err(LearnError::NotARun {
-            dir: run_dir.to_path_buf(),
-            rule: "it has no config.toml beside meta.json or checkpoints/",
-        });
-    }
-    if std::fs::symlink_metadata(to).is_ok() {
-        return Err(LearnError::ExportExists { path: to.to_path_buf() });
-    }
-    if rundir::is_inside(to, run_dir) {
-        return Err(LearnError::ExportInside { path: to.to_path_buf(), run: run_dir.to_path_buf() });
-    }
+    super::export::check_target(run_dir, to)?;
     let newest = checkpoint::latest(&run_dir.join("checkpoints"))?;
     let exported = copy_tree(run_dir, to, &["checkpoints", "solve"])
         .map_err(LearnError::from)
