@@ -31,7 +31,7 @@ pub fn target(kind: OracleKind, depth: u16) -> f32 {
 }
 
 /// The batch loss (a one-element tensor that keeps its graph) and the
-/// number of samples ranked correctly by [`is_correct`], the rule the
+/// number of samples ranked correctly by [`OracleKind::is_correct`], the rule the
 /// held-out metrics use. `outputs` is the network's `[n, outputs]` result
 /// for the batch whose `labels` and `depths` are given.
 ///
@@ -50,7 +50,7 @@ pub fn loss(
     let rows = outputs.clone().detach().into_data().convert::<f32>().try_into_vec::<f32>();
     let rows = rows.map_err(|e| LearnError::Predictions(format!("{e:?}")))?;
     let correct = (0..n)
-        .filter(|&i| is_correct(model.kind, &rows[i * width..(i + 1) * width], labels[i], depths[i], legal[i]))
+        .filter(|&i| model.kind.is_correct(&rows[i * width..(i + 1) * width], labels[i], depths[i], legal[i]))
         .count() as u64;
     let y = Tensor::<2, Int>::from_data(TensorData::new(labels, [n, 1]), device);
     let loss = match model.kind {
@@ -99,19 +99,6 @@ fn regression(loss: Loss, pred: Tensor<2>, target: Tensor<2>) -> Tensor<2> {
     }
 }
 
-/// Whether one prediction row ranks its sample correctly
-/// ([`OracleKind::is_correct`]).
-#[must_use]
-pub fn is_correct(kind: OracleKind, row: &[f32], label: i64, depth: u16, legal: u32) -> bool {
-    kind.is_correct(row, label, depth, legal)
-}
-
-/// The columns of `eval.csv` for a kind ([`OracleKind::eval_columns`]).
-#[must_use]
-pub fn eval_header(kind: OracleKind) -> &'static [&'static str] {
-    kind.eval_columns()
-}
-
 /// Held-out metrics of one depth.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DepthMetrics {
@@ -119,7 +106,7 @@ pub struct DepthMetrics {
     pub depth: usize,
     /// Samples at that step.
     pub states: u64,
-    /// Share ranked correctly ([`is_correct`]).
+    /// Share ranked correctly ([`OracleKind::is_correct`]).
     pub accuracy: f64,
     /// Policy: mean `−ln p(label)`. Distance kinds: mean prediction (of
     /// the label's output for a Q network).
@@ -138,7 +125,7 @@ pub fn by_depth(kind: OracleKind, predictions: &[f32], outputs: usize, set: &Bat
         let row = &predictions[i * outputs..(i + 1) * outputs];
         let d = &mut m[usize::from(depth)];
         d.states += 1;
-        d.accuracy += f64::from(u8::from(is_correct(kind, row, label, depth, set.legal[i])));
+        d.accuracy += f64::from(u8::from(kind.is_correct(row, label, depth, set.legal[i])));
         let col = kind.column(label as usize);
         let x = f64::from(row[col]);
         match kind.target(depth) {
@@ -173,18 +160,6 @@ mod tests {
             labels,
             depths,
         }
-    }
-
-    #[test]
-    fn each_kind_ranks_by_its_own_rule() {
-        let row = [0.5f32, 3.0, -1.0];
-        assert!(is_correct(OracleKind::Policy, &row, 1, 4, 0b111));
-        assert!(is_correct(OracleKind::QDistance, &row, 2, 4, 0b111));
-        assert!(!is_correct(OracleKind::QDistance, &row, 1, 4, 0b111));
-        // Move 2 inapplicable: move 0 is the shortest of the others.
-        assert!(is_correct(OracleKind::QDistance, &row, 0, 4, 0b011));
-        assert!(is_correct(OracleKind::Value, &[3.6], 0, 4, 1) && !is_correct(OracleKind::Value, &[3.4], 0, 4, 1));
-        assert_eq!((target(OracleKind::QDistance, 5), target(OracleKind::Value, 5)), (4.0, 5.0));
     }
 
     #[test]

@@ -106,7 +106,8 @@ fn check_memory(cfg: &TrainConfig) -> Result<()> {
     let Some(have) = machine_memory() else { return Ok(()) };
     let puzzle = cfg.puzzle()?;
     let (inputs, outputs) = (puzzle.encoded_len(), cfg.model.kind.outputs(puzzle.num_moves()));
-    let params = parameter_count_f64(&cfg.model, inputs, outputs);
+    // The config's bounds keep this far below usize::MAX (at most about 5.5e11).
+    let params = parameter_count(&cfg.model, inputs, outputs) as f64;
     let last = cfg.model.hidden.last().copied().unwrap_or(0) as f64;
     let units = cfg.model.hidden.iter().map(|&h| h as f64).sum::<f64>()
         + 2.0 * cfg.model.residual_blocks as f64 * last
@@ -122,18 +123,6 @@ fn check_memory(cfg: &TrainConfig) -> Result<()> {
         cfg.model.hidden, cfg.model.residual_blocks, params, cfg.data.states_per_step
     );
     Err(LearnError::Memory { detail, need_gib: gib(need), have_gib: gib(have) })
-}
-
-/// [`parameter_count`] in floating point (it cannot overflow).
-fn parameter_count_f64(cfg: &ModelSection, inputs: usize, outputs: usize) -> f64 {
-    let mut total = 0.0;
-    let mut width = inputs as f64;
-    for &h in &cfg.hidden {
-        total += (width + 1.0) * h as f64 + 2.0 * h as f64;
-        width = h as f64;
-    }
-    total += cfg.residual_blocks as f64 * 2.0 * ((width + 1.0) * width + 2.0 * width);
-    total + (width + 1.0) * outputs as f64
 }
 
 /// Asks the loop to stop at the next step boundary (what Ctrl-C does).
@@ -355,7 +344,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     let at = |every: u64, rows: usize| resumed.then_some(LogEnd { step: state.step, every, total, rows });
     let (train, held_out) = (cfg.train.log_every, cfg.train.eval_every);
     let mut metrics = open_log(&dir, "metrics.csv", &header_metrics, at(train, 1), opts.fresh_logs)?;
-    let mut eval_log = open_log(&dir, "eval.csv", objective::eval_header(kind), at(held_out, depths), opts.fresh_logs)?;
+    let mut eval_log = open_log(&dir, "eval.csv", kind.eval_columns(), at(held_out, depths), opts.fresh_logs)?;
     // The KL diagnostics are about move distributions: policies only.
     let kl_log = kind.is_distribution().then(|| open_log(&dir, "kl.csv", &header_kl, at(held_out, 1), opts.fresh_logs));
     let mut kl_log = kl_log.transpose()?;

@@ -258,6 +258,10 @@ mod tests {
         assert!(OracleKind::QDistance.is_correct(&row, 0, 4, 0b111));
         assert!(OracleKind::QDistance.is_correct(&row, 2, 4, 0b110));
         assert!(OracleKind::Value.is_correct(&[3.6], 0, 4, 1) && !OracleKind::Value.is_correct(&[3.4], 0, 4, 1));
+        let far = [0.5f32, 3.0, -1.0];
+        assert!(!OracleKind::QDistance.is_correct(&far, 1, 4, 0b111));
+        // Move 2 inapplicable: move 0 is the shortest of the others.
+        assert!(OracleKind::QDistance.is_correct(&far, 0, 4, 0b011));
         assert_eq!(OracleKind::ALL.map(|k| k.target(5)), [None, Some(4.0), Some(5.0)]);
         assert_eq!(OracleKind::Policy.child_score(-1.0, 3, -0.5), -1.5);
         assert_eq!(OracleKind::QDistance.child_score(-1.0, 3, 2.0), -5.0);
