@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The width law of a run on the first 100 DeepCubeA cubes, one solve folder
-# per width (and, from 2^16 on, per half of the cubes), each a separate
+# per width (and, from 2^16 on, per piece of the cubes), each a separate
 # `solve` that is skipped once its folder is finished; a killed piece is
 # kept as <label>.interrupted and run again. Then the merged table and fit.
 #
@@ -21,25 +21,34 @@ SOLVE=${SOLVE:-target/release/solve}
 sets=$(mktemp -d)
 trap 'rm -rf "$sets"' EXIT
 tsv=data/cube3-deepcubea-test-1000.tsv
-(head -1 $tsv; sed -n 2,51p $tsv) > "$sets/deepcubea-100a.tsv"
-(head -1 $tsv; sed -n 52,101p $tsv) > "$sets/deepcubea-100b.tsv"
-
+letters=(a b c d e f g h)
 finished() { grep -qx 'state = complete' "$RUN/solve/$1/.cube-oracle-output" 2>/dev/null; }
+# From 2^16 on, width 2^k is cut into 2^(k-15) pieces of consecutive cubes
+# (a, b at 2^16; a..d at 2^17; a..h at 2^18), each well under an hour.
+piece_set() { # piece_set <pieces> <index> -> path of a TSV with that piece's cubes
+  local n=$1 i=$2 from to
+  from=$((i * 100 / n + 2))
+  to=$(((i + 1) * 100 / n + 1))
+  local out="$sets/deepcubea-100-$n-$i.tsv"
+  (head -1 $tsv; sed -n "${from},${to}p" $tsv) > "$out"
+  echo "$out"
+}
 
 for k in $(seq "$FROM" "$TO"); do
   if [ "$k" -lt 16 ]; then
     label=deepcubea-100-w$k
     finished "$label" || "$SOLVE" --run "$RUN" --testset deepcubea-100 --beam-log2 "$k" --label "$label"
   else
-    for half in a b; do
-      label=deepcubea-100$half-w$k
-      finished "$label" || "$SOLVE" --run "$RUN" --testset "$sets/deepcubea-100$half.tsv" --beam-log2 "$k" --label "$label"
+    n=$((1 << (k - 15)))
+    for ((i = 0; i < n; i++)); do
+      label=deepcubea-100${letters[$i]}-w$k
+      finished "$label" || "$SOLVE" --run "$RUN" --testset "$(piece_set "$n" "$i")" --beam-log2 "$k" --label "$label"
     done
   fi
 done
 # Every finished plain sweep of the run (no -nodedup or -sym variants).
 pieces=()
-for dir in "$RUN"/solve/deepcubea-w* "$RUN"/solve/deepcubea-100-w* "$RUN"/solve/deepcubea-100[ab]-w*; do
+for dir in "$RUN"/solve/deepcubea-w* "$RUN"/solve/deepcubea-100-w* "$RUN"/solve/deepcubea-100[a-h]-w*; do
   name=$(basename "$dir")
   case "$name" in *nodedup* | *-sym* | *.interrupted*) continue ;; esac
   if [ -f "$dir/.cube-oracle-output" ] && ! finished "$name"; then continue; fi

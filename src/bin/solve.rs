@@ -1,32 +1,29 @@
-//! `solve …`: solve instances of a trained run's puzzle (the cube or a
-//! sliding puzzle) by beam search with its oracle (the default method), or
-//! cubes and sliding puzzles with a classical search
-//! (`--method astar|idastar|rbfs|ids|bfs|greedy|ucs`, or `beam` with a
-//! `--heuristic`).
+//! `solve [MODE] …`: one subcommand per mode, each taking only the flags
+//! that act in it (clap refuses every other flag):
 //!
-//! Local search runs on `--puzzle queens<N>` or `function-<name>`
-//! (`--method hill-climbing|first-choice|annealing`, `--runs N`).
-//! `--method parberry` runs Parberry's real-time algorithm on
-//! `--puzzle puzzle<N>` boards of any width up to 256
-//! (`cube_oracle::solve::parberry::run`).
+//! - `beam` (the default when no mode is named): beam search with a trained
+//!   run's oracle (`cube_oracle::solve::run`);
+//! - `exact`: the exact-truth report of a run on a puzzle small enough to
+//!   enumerate (cube2, puzzle8);
+//! - `classical <METHOD>`: A*, IDA*, RBFS, IDS, BFS, greedy, uniform-cost
+//!   or heuristic beam search (`cube_oracle::solve::classical::run`);
+//! - `parberry`: Parberry's real-time algorithm on sliding boards of any
+//!   width up to 256;
+//! - `local <METHOD>`: seeded local-search trials on n-queens and the test
+//!   functions;
+//! - `distances`: the distance distribution of a puzzle by BFS from its goal.
 //!
-//! Thin entry point: parse arguments and dispatch to
-//! `cube_oracle::solve::run`, `cube_oracle::solve::classical::run` or
-//! `cube_oracle::solve::local::run`. Errors
-//! are printed with their causes and give exit status 1.
-//!
-//! [`check_request`] is the one place where the numeric bounds of the
-//! flags (`cube_oracle::solve::bounds`) are checked and where a flag the
-//! chosen mode would silently ignore is refused.
+//! Thin entry point: the arguments are parsed once into [`Cli`], resolved
+//! into one library request in [`main`]'s single `match`, and run. Errors
+//! are printed on one line with their causes and give exit status 1.
 
 use anyhow::Context;
-use clap::{ArgGroup, Parser};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use cube_oracle::cube3::{Metric, symmetry};
 use cube_oracle::learn::config::DeviceKind;
 use cube_oracle::local::{LocalConfig, LocalMethod, ProblemKind};
 use cube_oracle::registry::PuzzleKind;
-use cube_oracle::search::Limits;
-use cube_oracle::search::OracleKind;
+use cube_oracle::search::{Limits, OracleKind};
 use cube_oracle::solve::classical::{self, ClassicalOptions, Method};
 use cube_oracle::solve::distances::{self, TableOptions};
 use cube_oracle::solve::input::Input;
@@ -43,120 +40,407 @@ use std::time::Duration;
 #[command(
     name = "solve",
     version,
-    about = "Solve puzzles by beam search with a trained oracle, or cubes and sliding puzzles with classical search"
+    about = "Solve puzzles: beam search with a trained oracle (the default mode), or a classical, \
+             local or real-time search",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
 )]
-#[command(group(ArgGroup::new("input").required(true).args(["facelets", "scramble", "testset", "random", "board", "distance_table", "runs"])))]
-struct Args {
-    /// The trained run directory (its config.toml and newest checkpoint);
-    /// default: the shipped oracle, runs/cube3-q-long.
+struct Cli {
+    #[command(subcommand)]
+    mode: Option<Mode>,
+    /// Without a mode: the flags of `solve beam`.
+    #[command(flatten)]
+    beam: BeamArgs,
+}
+
+/// The modes of `solve`.
+#[derive(Subcommand, Debug)]
+enum Mode {
+    /// Beam search with a trained oracle (the default mode).
+    Beam(BeamArgs),
+    /// A run's oracle against exact distances at every position of cube2 or
+    /// puzzle8, and beam search on uniform positions of known optimal length.
+    Exact(ExactArgs),
+    /// Classical search on the cubes and sliding puzzles.
+    Classical {
+        #[command(subcommand)]
+        method: ClassicalMethod,
+    },
+    /// Parberry's real-time algorithm on sliding boards (widths 2 to 256).
+    Parberry(ParberryArgs),
+    /// Seeded local-search trials on n-queens and test functions.
+    Local {
+        #[command(subcommand)]
+        method: LocalCmd,
+    },
+    /// The distance distribution of a puzzle, by BFS from its goal.
+    Distances(DistanceArgs),
+}
+
+/// The classical methods.
+#[derive(Subcommand, Debug)]
+enum ClassicalMethod {
+    /// A* with reopening (optimal with an admissible heuristic).
+    Astar(Informed),
+    /// IDA* (optimal with an admissible heuristic).
+    Idastar(Informed),
+    /// Recursive best-first search (optimal with an admissible heuristic).
+    Rbfs(Informed),
+    /// Greedy best-first search (f = h).
+    Greedy(Informed),
+    /// Beam search ranked by a heuristic.
+    Beam(HeuristicBeam),
+    /// Depth-first iterative deepening.
+    Ids(ClassicalArgs),
+    /// Breadth-first search.
+    Bfs(ClassicalArgs),
+    /// Uniform-cost search.
+    Ucs(ClassicalArgs),
+}
+
+/// The local-search methods.
+#[derive(Subcommand, Debug)]
+enum LocalCmd {
+    /// Steepest-ascent hill climbing.
+    HillClimbing(Climb),
+    /// First-choice hill climbing.
+    FirstChoice(Climb),
+    /// Simulated annealing.
+    Annealing(Anneal),
+}
+
+/// Where results go.
+#[derive(Args, Debug)]
+struct OutputArgs {
+    /// Parent folder of the output folder (default: <run>/solve with an
+    /// oracle, runs/classical otherwise).
     #[arg(long)]
-    run: Option<PathBuf>,
-    /// Search method: beam (default), astar, idastar, rbfs, ids, bfs, greedy, ucs; local search: hill-climbing, first-choice, annealing; parberry (sliding puzzles of any width up to 256).
+    out: Option<PathBuf>,
+    /// Output folder name, under --out.
     #[arg(long)]
-    method: Option<String>,
-    /// Puzzle: cube3 (the default for classical methods), cube2, puzzle8, puzzle15, puzzle24; with an oracle, the run's puzzle; local search: queens<N>, function-quadratic, function-comb, function-shoulder.
+    label: Option<String>,
+    /// Replace an existing output folder of the same label.
     #[arg(long)]
-    puzzle: Option<String>,
-    /// Heuristic for classical methods, e.g. manhattan, linear-conflict, pdb-7-8, max(a,b); on cube3: pdb; on cube2: bfs-table.
+    overwrite: bool,
+}
+
+/// The instances: exactly one source.
+#[derive(Args, Debug)]
+#[group(id = "instances", required = true, multiple = false)]
+struct Instances {
+    /// One cube as a URFDLB facelet string (54 letters; cube2: 24).
     #[arg(long)]
-    heuristic: Option<String>,
-    /// Sliding-puzzle goal for classical methods: blank-last (default), blank-first, snail, or tiles "1 2 3 / 4 5 6 / 7 8 0".
-    #[arg(long, allow_hyphen_values = true)]
-    goal: Option<String>,
-    /// With an oracle on a puzzle small enough to enumerate (cube2, puzzle8): the exact-truth report, the oracle against exact distances at every position, and beam search on --random N uniform positions of known optimal length.
+    facelets: Option<String>,
+    /// One cube as moves from solved, e.g. "R U R' U'" (cube2: U, R, F).
     #[arg(long)]
-    exact: bool,
-    /// Instead of solving: BFS from the goal of --puzzle, writing the distance distribution (CSV + histogram).
-    #[arg(long)]
-    distance_table: bool,
-    /// One sliding-puzzle board, e.g. "2 3 0 / 1 8 6 / 5 7 4".
+    scramble: Option<String>,
+    /// One sliding board, e.g. "2 3 0 / 1 8 6 / 5 7 4".
     #[arg(long, allow_hyphen_values = true)]
     board: Option<String>,
-    /// Classical methods: stop an instance after generating this many nodes.
-    #[arg(long, visible_alias = "max-nodes")]
-    max_generated: Option<u64>,
-    /// Classical methods: stop an instance after this many seconds (more than 0, at most 10000000, about 116 days).
-    #[arg(long, visible_alias = "time-limit")]
-    max_time_s: Option<f64>,
+    /// A built-in test set (deepcubea, deepcubea-100, deepcubea-10, korf100,
+    /// deepcubea15, korf50, deepcubea24, …) or a TSV file.
+    #[arg(long)]
+    testset: Option<String>,
+    /// N random instances, 1 to 1000000.
+    #[arg(long, value_name = "N")]
+    random: Option<u64>,
+}
+
+/// Sliding-board instances: exactly one source.
+#[derive(Args, Debug)]
+#[group(id = "instances", required = true, multiple = false)]
+struct Boards {
+    /// One board, e.g. "2 3 0 / 1 8 6 / 5 7 4" (any width 2 to 256).
+    #[arg(long, allow_hyphen_values = true)]
+    board: Option<String>,
+    /// A built-in sliding test set (korf100, deepcubea15, …) or a TSV file.
+    #[arg(long)]
+    testset: Option<String>,
+    /// N random solvable boards, 1 to 1000000.
+    #[arg(long, value_name = "N")]
+    random: Option<u64>,
+}
+
+/// Beam widths.
+#[derive(Args, Debug)]
+struct Widths {
+    /// Beam width.
+    #[arg(long, conflicts_with = "beam_log2")]
+    beam_width: Option<usize>,
+    /// Beam width as a power of two, or an inclusive sweep `A..B`.
+    #[arg(long, value_name = "K|A..B")]
+    beam_log2: Option<String>,
+}
+
+/// The trained oracle and how it searches.
+#[derive(Args, Debug)]
+struct OracleArgs {
+    /// The trained run directory (default: the shipped runs/cube3-q-long).
+    #[arg(long)]
+    run: Option<PathBuf>,
     /// Use this checkpoint instead of the run's newest.
     #[arg(long)]
     checkpoint: Option<PathBuf>,
-    /// One cube as a URFDLB facelet string: 54 characters (cube2: 24, in any orientation).
-    #[arg(long)]
-    facelets: Option<String>,
-    /// One cube as a move sequence from solved, e.g. "R U R' U'" (cube2: U, R and F only).
-    #[arg(long)]
-    scramble: Option<String>,
-    /// A built-in test set (deepcubea, deepcubea-100, deepcubea-10; korf100, korf100-10, deepcubea15, deepcubea15-100, deepcubea15-10, korf50, korf50-10, deepcubea24) or a TSV file (at most 256000000 bytes and 1000000 instances).
-    #[arg(long)]
-    testset: Option<String>,
-    /// N random instances, 1 to 1000000 (cube3: 100-move random walks; cube2: uniform; boards: uniform among the solvable ones).
-    #[arg(long, value_name = "N")]
-    random: Option<u64>,
-    /// Seed for --random (local search: seed of the first of --runs); default 0. Refused with --board, --facelets, --scramble, --testset and --distance-table, which draw nothing.
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Beam width.
-    #[arg(long)]
-    beam_width: Option<usize>,
-    /// Beam width as a power of two, or a sweep `A..B` (inclusive).
-    #[arg(long)]
-    beam_log2: Option<String>,
-    /// Depth limit of every method: no longer path is searched, deeper instances are reported unsolved (default: with an oracle, 40 on the cube and twice the run's longest training walk otherwise; 200 for idastar, rbfs, ids, bfs and heuristic beam; none for astar, greedy and ucs; Korf's solver, idastar with pdb on cube3, always searches to God's number).
+    /// The oracle kind you expect the run to be; a run of another kind is refused.
+    #[arg(long, value_enum)]
+    kind: Option<KindArg>,
+    /// Evaluate the network on the CPU or (a build with --features gpu) the GPU.
+    #[arg(long, value_enum, default_value_t = DeviceArg::Cpu)]
+    device: DeviceArg,
+    #[command(flatten)]
+    widths: Widths,
+    /// Depth limit (default: 40 on the cubes, twice the run's longest
+    /// training walk on sliding puzzles).
     #[arg(long)]
     max_depth: Option<usize>,
     /// Keep duplicate states in the beam (EfficientCube's variant).
     #[arg(long)]
     no_dedup: bool,
-    /// Cube metric (qtm or htm): the one the model must have been trained in, or the move set of classical methods on the cubes; refused for sliding puzzles.
+    /// Instances searched at once, each worker with its own network copy.
+    #[arg(long, default_value = "1")]
+    jobs: NonZeroUsize,
+}
+
+/// `solve beam`.
+#[derive(Args, Debug)]
+struct BeamArgs {
+    #[command(flatten)]
+    oracle: OracleArgs,
+    #[command(flatten)]
+    instances: Instances,
+    /// Seed of --random.
     #[arg(long)]
-    metric: Option<String>,
-    /// Output folder name, under --out.
+    seed: Option<u64>,
+    /// The puzzle you expect the run to solve; a run of another is refused.
+    #[arg(long, value_parser = puzzle_kind)]
+    puzzle: Option<PuzzleKind>,
+    /// The cube metric you expect the run to be trained in; lengths are
+    /// also reported in the other one.
+    #[arg(long, value_enum)]
+    metric: Option<MetricArg>,
+    /// Cube runs: average the network over K of the cube's symmetries (K forwards per state).
+    #[arg(long, value_name = "K", value_parser = ["1", "2", "4", "8", "16", "24", "48"], default_value = "1")]
+    symmetry: String,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// `solve exact`.
+#[derive(Args, Debug)]
+struct ExactArgs {
+    #[command(flatten)]
+    oracle: OracleArgs,
+    /// Uniform positions searched, 1 to 1000000.
+    #[arg(long, value_name = "N", required = true)]
+    random: u64,
+    /// Seed of the sample.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// What every classical method takes.
+#[derive(Args, Debug)]
+struct ClassicalArgs {
+    /// The puzzle: cube3, cube2, or puzzle<N> (puzzle8, puzzle15, puzzle24, …).
+    #[arg(long, value_parser = puzzle_kind, default_value = "cube3")]
+    puzzle: PuzzleKind,
+    /// Cube move set (the cubes only).
+    #[arg(long, value_enum)]
+    metric: Option<MetricArg>,
+    /// Sliding goal: blank-last (default), blank-first, snail, or tiles "1 2 3 / 4 5 6 / 7 8 0".
+    #[arg(long, allow_hyphen_values = true)]
+    goal: Option<String>,
+    #[command(flatten)]
+    instances: Instances,
+    /// Seed of --random.
     #[arg(long)]
-    label: Option<String>,
-    /// Instances searched at once (default 1): classical searches use one thread each; beam search gives each worker its own copy of the network. At most 4 per core of the machine (at least 8 are always allowed); never more workers than instances are started.
+    seed: Option<u64>,
+    /// Stop an instance after generating this many nodes.
     #[arg(long)]
-    jobs: Option<NonZeroUsize>,
-    /// Parent folder of the output folder (default: <run>/solve with an oracle, runs/classical otherwise).
+    max_generated: Option<u64>,
+    /// Stop an instance after this many seconds (at most 10000000).
     #[arg(long)]
-    out: Option<PathBuf>,
-    /// Replace an existing output folder of the same label.
+    max_time_s: Option<f64>,
+    /// Depth limit (default: none for astar, greedy and ucs; 200 otherwise).
     #[arg(long)]
-    overwrite: bool,
-    /// Beam search: evaluate the oracle on `cpu` (default) or `gpu` (a build with --features gpu).
-    #[arg(long, value_parser = ["cpu", "gpu"])]
-    device: Option<String>,
-    /// Oracle beam search on cube3 runs: average the network over K of the cube's symmetries (1 = off, 2, 4, 8, 16, 24, 48; K forwards per state; docs/symmetry.md).
+    max_depth: Option<usize>,
+    /// Instances searched at once, one thread each.
+    #[arg(long, default_value = "1")]
+    jobs: NonZeroUsize,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// A classical method with a heuristic.
+#[derive(Args, Debug)]
+struct Informed {
+    #[command(flatten)]
+    common: ClassicalArgs,
+    /// Heuristic: manhattan, linear-conflict, pdb-7-8, max(a,b), …; cube3: pdb; cube2: bfs-table.
+    #[arg(long)]
+    heuristic: Option<String>,
+}
+
+/// Heuristic beam search.
+#[derive(Args, Debug)]
+struct HeuristicBeam {
+    #[command(flatten)]
+    informed: Informed,
+    /// Beam width.
+    #[arg(long, conflicts_with = "beam_log2")]
+    beam_width: Option<usize>,
+    /// Beam width as a power of two.
     #[arg(long, value_name = "K")]
-    symmetry: Option<String>,
-    /// Oracle beam search: the oracle kind you expect the run to be (policy, q-distance, value); a run of another kind is refused. The search always follows the run's model.kind.
+    beam_log2: Option<String>,
+}
+
+/// `solve parberry`.
+#[derive(Args, Debug)]
+struct ParberryArgs {
+    /// The puzzle, puzzle<N> (any width 2 to 256); may be left out with --board.
     #[arg(long)]
-    kind: Option<String>,
-    /// Local search (--puzzle queens<N> or function-<name>): this many seeded runs (1 to 1000000), run i from seed --seed + i.
-    #[arg(long, value_name = "N")]
-    runs: Option<u64>,
-    /// Hill climbing: most consecutive sideways moves (to an equal neighbour) per climb (default 0).
+    puzzle: Option<String>,
+    /// Goal: blank-last (default) or blank-first.
     #[arg(long)]
-    max_sideways: Option<u64>,
-    /// Local search: random restarts after a failed climb (default 0).
+    goal: Option<String>,
+    #[command(flatten)]
+    boards: Boards,
+    /// Seed of --random.
     #[arg(long)]
-    max_restarts: Option<u64>,
-    /// Local search: steps per climb (annealing: default 10000; hill climbing: no limit).
+    seed: Option<u64>,
+    /// Boards solved at once, one thread each.
+    #[arg(long, default_value = "1")]
+    jobs: NonZeroUsize,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// What every local-search method takes.
+#[derive(Args, Debug)]
+struct LocalArgs {
+    /// The problem: queens<N>, function-quadratic, function-comb or function-shoulder.
+    #[arg(long, required = true)]
+    problem: String,
+    /// Seeded trials, 1 to 1000000; trial i starts from seed --seed + i.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    trials: u64,
+    /// Seed of the first trial.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Random restarts after a failed climb.
+    #[arg(long, default_value_t = 0)]
+    max_restarts: u64,
+    /// Steps per climb (default: annealing 10000, hill climbing no limit).
     #[arg(long)]
     max_steps: Option<u64>,
-    /// Annealing: start temperature T0 (default 2).
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// Hill climbing (steepest ascent or first choice).
+#[derive(Args, Debug)]
+struct Climb {
+    #[command(flatten)]
+    common: LocalArgs,
+    /// Most consecutive sideways moves (to an equal neighbour) per climb.
+    #[arg(long, default_value_t = 0)]
+    max_sideways: u64,
+}
+
+/// Simulated annealing.
+#[derive(Args, Debug)]
+struct Anneal {
+    #[command(flatten)]
+    common: LocalArgs,
+    /// Start temperature T0.
+    #[arg(long, default_value_t = 2.0)]
+    temperature: f64,
+    /// Geometric cooling factor per step, T = T0 * cooling^t.
+    #[arg(long, default_value_t = 0.999)]
+    cooling: f64,
+}
+
+/// `solve distances`.
+#[derive(Args, Debug)]
+struct DistanceArgs {
+    /// The puzzle: cube3, cube2, or puzzle<N>.
+    #[arg(long, value_parser = puzzle_kind, default_value = "cube3")]
+    puzzle: PuzzleKind,
+    /// Sliding goal: blank-last (default), blank-first, snail, or tiles.
+    #[arg(long, allow_hyphen_values = true)]
+    goal: Option<String>,
+    /// Cube move set (the cubes only).
+    #[arg(long, value_enum)]
+    metric: Option<MetricArg>,
+    /// Depth bound (needed beyond cube2 and 3×3 boards).
     #[arg(long)]
-    temperature: Option<f64>,
-    /// Annealing: geometric cooling factor per step, T = T0 * cooling^t (default 0.999).
-    #[arg(long)]
-    cooling: Option<f64>,
+    max_depth: Option<u32>,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// `--metric`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum MetricArg {
+    Qtm,
+    Htm,
+}
+
+impl From<MetricArg> for Metric {
+    fn from(m: MetricArg) -> Self {
+        match m {
+            MetricArg::Qtm => Self::Qtm,
+            MetricArg::Htm => Self::Htm,
+        }
+    }
+}
+
+/// `--kind`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum KindArg {
+    Policy,
+    QDistance,
+    Value,
+}
+
+impl From<KindArg> for OracleKind {
+    fn from(k: KindArg) -> Self {
+        match k {
+            KindArg::Policy => Self::Policy,
+            KindArg::QDistance => Self::QDistance,
+            KindArg::Value => Self::Value,
+        }
+    }
+}
+
+/// `--device`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum DeviceArg {
+    Cpu,
+    Gpu,
+}
+
+impl From<DeviceArg> for DeviceKind {
+    fn from(d: DeviceArg) -> Self {
+        match d {
+            DeviceArg::Cpu => Self::Cpu,
+            DeviceArg::Gpu => Self::Gpu,
+        }
+    }
+}
+
+/// `--puzzle`: cube3, cube2 or puzzle<N>.
+fn puzzle_kind(text: &str) -> Result<PuzzleKind, String> {
+    text.parse().map_err(|e: cube_oracle::registry::UnknownPuzzle| e.to_string())
 }
 
 /// The oracle `solve` uses without `--run`: the best shipped one (reference
-/// v2 of issue #13, a Q-distance oracle; see runs/README.md).
+/// v2, a Q-distance oracle; see runs/README.md).
 const DEFAULT_RUN: &str = "runs/cube3-q-long";
 
-/// Where classical results go without `--out`.
+/// Where results without an oracle go without `--out`.
 const CLASSICAL_OUT: &str = "runs/classical";
 
 /// The shipped default oracle: `runs/cube3-q-long` in the working directory,
@@ -170,108 +454,9 @@ fn default_run() -> PathBuf {
     if built.exists() { built } else { local }
 }
 
-fn parse_metric(text: Option<&str>) -> anyhow::Result<Option<Metric>> {
-    Ok(match text {
-        None => None,
-        Some("qtm") => Some(Metric::Qtm),
-        Some("htm") => Some(Metric::Htm),
-        Some(other) => anyhow::bail!("--metric {}: expected qtm or htm", bounds::shorten(other)),
-    })
-}
-
-/// What `solve` was asked to do, decided from `--puzzle`, `--method`,
-/// `--heuristic` and `--distance-table`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
-    /// Local search on `--puzzle queens<N>` or `function-<name>`.
-    Local,
-    /// `--method parberry`.
-    Parberry,
-    /// `--distance-table`.
-    Table,
-    /// Beam search with a trained oracle.
-    Oracle,
-    /// A classical method.
-    Classical(Method),
-}
-
-/// The method name given, or the default `beam`.
-fn method_name(args: &Args) -> &str {
-    args.method.as_deref().unwrap_or("beam")
-}
-
-/// The mode of the request (an unknown method name is refused here).
-fn mode(args: &Args) -> anyhow::Result<Mode> {
-    if args.puzzle.as_deref().is_some_and(ProblemKind::claims) {
-        return Ok(Mode::Local);
-    }
-    if parberry::is_method(method_name(args)) {
-        return Ok(Mode::Parberry);
-    }
-    let method: Method = method_name(args).parse()?;
-    Ok(if args.distance_table {
-        Mode::Table
-    } else if method == Method::Beam && args.heuristic.is_none() {
-        Mode::Oracle
-    } else {
-        Mode::Classical(method)
-    })
-}
-
-/// The one place where the numeric bounds of the flags are checked and
-/// where a flag that `mode` would ignore is refused, each with one line
-/// naming the flag and why. (Flags of another mode altogether are refused
-/// where that mode starts: [`run_local`], [`run_parberry`], [`run_oracle`]
-/// and [`run_classical`].)
-fn check_request(args: &Args, mode: Mode) -> anyhow::Result<()> {
-    if mode != Mode::Local
-        && let Some(flag) = local_flag(args)
-    {
-        anyhow::bail!("{flag} applies to local search (--puzzle queens<N> or function-<name>)");
-    }
-    if let Some(jobs) = args.jobs {
-        bounds::jobs(jobs.get())?;
-    }
-    // `--random`, `--runs` and `--max-time-s` are checked where they are
-    // read (`Input::random`, `solve::local::run`, `run_classical`).
-    if args.seed.is_some() && args.random.is_none() && mode != Mode::Local {
-        let given = first_given(&[
-            (args.board.is_some(), "--board"),
-            (args.facelets.is_some(), "--facelets"),
-            (args.scramble.is_some(), "--scramble"),
-            (args.testset.is_some(), "--testset"),
-            (args.distance_table, "--distance-table"),
-        ]);
-        if let Some(input) = given {
-            anyhow::bail!("--seed applies to --random (and local search's --runs); {input} draws nothing at random");
-        }
-    }
-    if args.metric.is_some()
-        && matches!(mode, Mode::Classical(_) | Mode::Table)
-        && let Some(Ok(PuzzleKind::Sliding(n))) = args.puzzle.as_deref().map(str::parse::<PuzzleKind>)
-    {
-        anyhow::bail!(
-            "--metric applies to the cubes (cube3, cube2); puzzle{} has one move set (the blank's four moves)",
-            n * n - 1
-        );
-    }
-    if mode == Mode::Table {
-        let mut ignored = search_flags(args);
-        ignored.retain(|&(_, flag)| !matches!(flag, "--distance-table" | "--max-depth" | "--metric"));
-        ignored.extend([(args.method.is_some(), "--method"), (args.jobs.is_some_and(|j| j.get() != 1), "--jobs")]);
-        if let Some(flag) = first_given(&ignored) {
-            anyhow::bail!(
-                "{flag} does not apply to --distance-table (a breadth-first search from the goal of --puzzle; \
-                 it takes --goal, --metric, --max-depth and the output flags)"
-            );
-        }
-    }
-    Ok(())
-}
-
 fn main() -> ExitCode {
-    let args = match Args::try_parse() {
-        Ok(args) => args,
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
         // Help and version are printed as they are; clap's own errors (exit
         // status 2) with any long value the user typed shortened.
         Err(e) if !e.use_stderr() => e.exit(),
@@ -280,38 +465,7 @@ fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
     };
-    let result = (|| {
-        let mode = mode(&args)?;
-        check_request(&args, mode)?;
-        let puzzle = || -> anyhow::Result<Option<PuzzleKind>> {
-            args.puzzle.as_deref().map(str::parse).transpose().context("--puzzle")
-        };
-        match mode {
-            Mode::Local => run_local(&args),
-            Mode::Parberry => run_parberry(&args),
-            Mode::Table => {
-                let opts = TableOptions {
-                    puzzle: puzzle()?.unwrap_or(PuzzleKind::Cube3),
-                    goal: args.goal.clone(),
-                    metric: parse_metric(args.metric.as_deref())?.unwrap_or(Metric::Qtm),
-                    max_depth: args.max_depth.map(|d| u32::try_from(d).unwrap_or(u32::MAX)),
-                    out_root: args.out.clone().unwrap_or_else(|| PathBuf::from(CLASSICAL_OUT)),
-                    label: args.label.clone(),
-                    overwrite: args.overwrite,
-                };
-                Ok(distances::run(&opts)?.0)
-            }
-            Mode::Oracle => {
-                let (puzzle, metric) = (puzzle()?, parse_metric(args.metric.as_deref())?);
-                run_oracle(&args, input(&args)?, puzzle, metric)
-            }
-            Mode::Classical(method) => {
-                let (puzzle, metric) = (puzzle()?, parse_metric(args.metric.as_deref())?);
-                run_classical(&args, input(&args)?, method, puzzle.unwrap_or(PuzzleKind::Cube3), metric)
-            }
-        }
-    })();
-    match result {
+    match run(cli) {
         Ok(dir) => {
             cube_oracle::say!("results in {}", dir.display());
             ExitCode::SUCCESS
@@ -321,6 +475,212 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The one place where the parsed mode becomes a library request.
+fn run(cli: Cli) -> anyhow::Result<PathBuf> {
+    match cli.mode {
+        None => beam(cli.beam),
+        Some(Mode::Beam(args)) => beam(args),
+        Some(Mode::Exact(args)) => exact(args),
+        Some(Mode::Classical { method }) => {
+            let (method, informed, width) = match method {
+                ClassicalMethod::Astar(a) => (Method::AStar, a, None),
+                ClassicalMethod::Idastar(a) => (Method::IdaStar, a, None),
+                ClassicalMethod::Rbfs(a) => (Method::Rbfs, a, None),
+                ClassicalMethod::Greedy(a) => (Method::Greedy, a, None),
+                ClassicalMethod::Beam(b) => (Method::Beam, b.informed, Some((b.beam_width, b.beam_log2))),
+                ClassicalMethod::Ids(common) => (Method::Ids, Informed { common, heuristic: None }, None),
+                ClassicalMethod::Bfs(common) => (Method::Bfs, Informed { common, heuristic: None }, None),
+                ClassicalMethod::Ucs(common) => (Method::Ucs, Informed { common, heuristic: None }, None),
+            };
+            classical_search(method, informed, width)
+        }
+        Some(Mode::Parberry(args)) => {
+            let input = boards(args.boards, args.seed)?;
+            let opts = ParberryOptions {
+                puzzle: args.puzzle,
+                goal: args.goal,
+                progress: !input.is_single() && std::io::stderr().is_terminal(),
+                input,
+                out_root: out_or_default(args.output.out),
+                label: args.output.label,
+                overwrite: args.output.overwrite,
+                jobs: jobs(args.jobs)?,
+            };
+            Ok(parberry::run(&opts)?)
+        }
+        Some(Mode::Local { method }) => {
+            let (method, common, climb, anneal) = match method {
+                LocalCmd::HillClimbing(c) => (LocalMethod::HillClimbing, c.common, Some(c.max_sideways), None),
+                LocalCmd::FirstChoice(c) => (LocalMethod::FirstChoice, c.common, Some(c.max_sideways), None),
+                LocalCmd::Annealing(a) => (LocalMethod::Annealing, a.common, None, Some((a.temperature, a.cooling))),
+            };
+            let problem: ProblemKind = common.problem.parse().context("--problem")?;
+            let mut config = LocalConfig::new(method);
+            config.max_sideways = climb.unwrap_or(0);
+            config.max_restarts = common.max_restarts;
+            config.max_steps = common.max_steps.unwrap_or(config.max_steps);
+            if let Some((temperature, cooling)) = anneal {
+                config.schedule.temperature = temperature;
+                config.schedule.cooling = cooling;
+            }
+            let opts = LocalOptions {
+                problem,
+                config,
+                trials: common.trials,
+                seed: common.seed,
+                out_root: out_or_default(common.output.out),
+                label: common.output.label,
+                overwrite: common.output.overwrite,
+            };
+            Ok(local_search::run(&opts)?.0)
+        }
+        Some(Mode::Distances(args)) => {
+            let metric = cube_metric(args.metric, args.puzzle)?;
+            let opts = TableOptions {
+                puzzle: args.puzzle,
+                goal: args.goal,
+                metric,
+                max_depth: args.max_depth,
+                out_root: out_or_default(args.output.out),
+                label: args.output.label,
+                overwrite: args.output.overwrite,
+            };
+            Ok(distances::run(&opts)?.0)
+        }
+    }
+}
+
+/// `solve beam` (and `solve` with no mode).
+fn beam(args: BeamArgs) -> anyhow::Result<PathBuf> {
+    let input = instances(args.instances, args.seed)?;
+    let symmetry = symmetry::parse_count(&args.symmetry).context("--symmetry")?;
+    let escalate =
+        input.is_single() && args.oracle.widths.beam_width.is_none() && args.oracle.widths.beam_log2.is_none();
+    let mut opts = oracle_options(args.oracle, input, args.output)?;
+    opts.puzzle = args.puzzle;
+    opts.metric = args.metric.map(Metric::from);
+    opts.symmetry = symmetry;
+    // With no width given, one instance is retried at doubled widths up to 2^14.
+    opts.escalate_to = if escalate { 1 << 14 } else { 0 };
+    Ok(solve::run(&opts)?)
+}
+
+/// `solve exact`.
+fn exact(args: ExactArgs) -> anyhow::Result<PathBuf> {
+    let input = Input::random(args.random, args.seed)?;
+    let mut opts = oracle_options(args.oracle, input, args.output)?;
+    opts.exact = true;
+    Ok(solve::run(&opts)?)
+}
+
+/// The request of oracle beam search shared by `beam` and `exact`.
+fn oracle_options(args: OracleArgs, input: Input, output: OutputArgs) -> anyhow::Result<SolveOptions> {
+    let widths = widths::parse(args.widths.beam_width, args.widths.beam_log2.as_deref())?;
+    Ok(SolveOptions {
+        run_dir: args.run.unwrap_or_else(default_run),
+        checkpoint: args.checkpoint,
+        puzzle: None,
+        progress: !input.is_single() && std::io::stderr().is_terminal(),
+        input,
+        widths,
+        exact: false,
+        max_depth: args.max_depth,
+        dedup: !args.no_dedup,
+        metric: None,
+        out_root: output.out,
+        label: output.label,
+        overwrite: output.overwrite,
+        escalate_to: 0,
+        jobs: jobs(args.jobs)?,
+        device: Some(args.device.into()),
+        symmetry: 1,
+        kind: args.kind.map(OracleKind::from),
+    })
+}
+
+/// `solve classical <METHOD>`.
+fn classical_search(
+    method: Method,
+    informed: Informed,
+    width: Option<(Option<usize>, Option<String>)>,
+) -> anyhow::Result<PathBuf> {
+    let Informed { common: args, heuristic } = informed;
+    let width = match width {
+        None => 0,
+        Some((w, log2)) => {
+            let w = widths::parse(w, log2.as_deref())?;
+            anyhow::ensure!(
+                w.len() == 1,
+                "heuristic beam search takes one width; give --beam-width W or --beam-log2 K"
+            );
+            w[0]
+        }
+    };
+    let max_time = args.max_time_s.map(bounds::max_time).transpose()?.unwrap_or(Duration::MAX);
+    let input = instances(args.instances, args.seed)?;
+    let opts = ClassicalOptions {
+        method,
+        puzzle: args.puzzle,
+        heuristic,
+        goal: args.goal,
+        metric: cube_metric(args.metric, args.puzzle)?,
+        progress: !input.is_single() && std::io::stderr().is_terminal(),
+        input,
+        limits: Limits { max_generated: args.max_generated.unwrap_or(u64::MAX), max_time },
+        max_depth: args.max_depth.map(|d| u32::try_from(d).unwrap_or(u32::MAX)),
+        width,
+        out_root: out_or_default(args.output.out),
+        jobs: jobs(args.jobs)?,
+        label: args.output.label,
+        overwrite: args.output.overwrite,
+    };
+    Ok(classical::run(&opts)?)
+}
+
+/// `--metric` of a puzzle (default QTM); refused for sliding puzzles,
+/// which have one move set.
+fn cube_metric(metric: Option<MetricArg>, puzzle: PuzzleKind) -> anyhow::Result<Metric> {
+    match (metric, puzzle) {
+        (Some(_), PuzzleKind::Sliding(n)) => anyhow::bail!(
+            "--metric applies to the cubes (cube3, cube2); puzzle{} has one move set (the blank's four moves)",
+            n * n - 1
+        ),
+        (m, _) => Ok(m.map_or(Metric::Qtm, Metric::from)),
+    }
+}
+
+/// The instances named by exactly one source (clap lets one through).
+fn instances(given: Instances, seed: Option<u64>) -> anyhow::Result<Input> {
+    let Instances { facelets, scramble, board, testset, random } = given;
+    if seed.is_some() && random.is_none() {
+        anyhow::bail!("--seed applies to --random; the instances given are drawn from nothing at random");
+    }
+    Ok(match (facelets, scramble, board, testset, random) {
+        (Some(f), ..) => Input::Facelets(f),
+        (_, Some(s), ..) => Input::Scramble(s),
+        (_, _, Some(b), ..) => Input::Board(b),
+        (_, _, _, Some(t), _) => Input::TestSet(t),
+        (_, _, _, _, Some(n)) => Input::random(n, seed.unwrap_or(0))?,
+        _ => anyhow::bail!("give one of --facelets, --scramble, --board, --testset or --random"),
+    })
+}
+
+/// Sliding-board instances (Parberry's algorithm).
+fn boards(given: Boards, seed: Option<u64>) -> anyhow::Result<Input> {
+    let Boards { board, testset, random } = given;
+    instances(Instances { facelets: None, scramble: None, board, testset, random }, seed)
+}
+
+/// `--jobs`, within [`bounds::jobs`].
+fn jobs(jobs: NonZeroUsize) -> anyhow::Result<usize> {
+    bounds::jobs(jobs.get())?;
+    Ok(jobs.get())
+}
+
+fn out_or_default(out: Option<PathBuf>) -> PathBuf {
+    out.unwrap_or_else(|| PathBuf::from(CLASSICAL_OUT))
 }
 
 /// An error as one line, outermost context first: each cause joined with
@@ -369,241 +729,100 @@ fn shorten_quoted(text: &str, quotes: &[char]) -> String {
     out
 }
 
-/// The instances named by `--facelets`, `--scramble`, `--board`,
-/// `--testset` or `--random` (clap lets exactly one through).
-fn input(args: &Args) -> anyhow::Result<Input> {
-    Ok(if let Some(f) = &args.facelets {
-        Input::Facelets(f.clone())
-    } else if let Some(s) = &args.scramble {
-        Input::Scramble(s.clone())
-    } else if let Some(t) = &args.testset {
-        Input::TestSet(t.clone())
-    } else if let Some(b) = &args.board {
-        Input::Board(b.clone())
-    } else {
-        match args.random {
-            Some(n) => Input::random(n, args.seed.unwrap_or(0))?,
-            None => anyhow::bail!("give one of --facelets, --scramble, --board, --testset or --random"),
-        }
-    })
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+    use clap::error::ErrorKind;
+    use std::collections::BTreeSet;
 
-fn run_oracle(
-    args: &Args,
-    input: Input,
-    puzzle: Option<PuzzleKind>,
-    metric: Option<Metric>,
-) -> anyhow::Result<PathBuf> {
-    if args.goal.is_some() {
-        anyhow::bail!(
-            "--goal applies to classical methods; a trained oracle solves for the goal of its run (puzzle.goal in its config.toml)"
-        );
-    }
-    for (given, flag) in
-        [(args.max_generated.is_some(), "--max-generated"), (args.max_time_s.is_some(), "--max-time-s")]
-    {
-        if given {
-            anyhow::bail!("{flag} applies to classical methods; oracle beam search is bounded by --max-depth");
+    /// Every mode as its subcommand path (`[]` is `solve` with no mode),
+    /// with the command that parses it.
+    fn modes() -> Vec<(Vec<String>, clap::Command)> {
+        fn walk(path: Vec<String>, cmd: &clap::Command, out: &mut Vec<(Vec<String>, clap::Command)>) {
+            // A command with subcommands that also takes flags (the top
+            // level) is a mode of its own.
+            if !cmd.has_subcommands() || cmd.get_arguments().any(|a| a.get_long().is_some_and(|l| l != "help")) {
+                out.push((path.clone(), cmd.clone()));
+            }
+            for sub in cmd.get_subcommands().filter(|s| s.get_name() != "help") {
+                let mut p = path.clone();
+                p.push(sub.get_name().to_string());
+                walk(p, sub, out);
+            }
         }
+        let mut out = Vec::new();
+        walk(Vec::new(), &Cli::command(), &mut out);
+        out
     }
-    let widths = widths::parse(args.beam_width, args.beam_log2.as_deref())?;
-    let symmetry = args.symmetry.as_deref().map(symmetry::parse_count).transpose().context("--symmetry")?.unwrap_or(1);
-    let single = input.is_single();
-    // With no width given, one instance is retried at doubled widths up to 2^14.
-    let escalate_to = if single && args.beam_width.is_none() && args.beam_log2.is_none() { 1 << 14 } else { 0 };
-    let opts = SolveOptions {
-        run_dir: args.run.clone().unwrap_or_else(default_run),
-        checkpoint: args.checkpoint.clone(),
-        puzzle,
-        input,
-        widths,
-        exact: args.exact,
-        max_depth: args.max_depth,
-        dedup: !args.no_dedup,
-        metric,
-        out_root: args.out.clone(),
-        label: args.label.clone(),
-        overwrite: args.overwrite,
-        progress: !single && std::io::stderr().is_terminal(),
-        escalate_to,
-        jobs: jobs(args),
-        device: args.device.as_deref().map(|d| if d == "gpu" { DeviceKind::Gpu } else { DeviceKind::Cpu }),
-        symmetry,
-        kind: args
-            .kind
-            .as_deref()
-            .map(str::parse::<OracleKind>)
-            .transpose()
-            .map_err(|e| anyhow::anyhow!("--kind: {e}"))?,
-    };
-    Ok(solve::run(&opts)?)
-}
 
-fn run_classical(
-    args: &Args,
-    input: Input,
-    method: Method,
-    puzzle: PuzzleKind,
-    metric: Option<Metric>,
-) -> anyhow::Result<PathBuf> {
-    for (given, flag) in [
-        (args.run.is_some(), "--run"),
-        (args.checkpoint.is_some(), "--checkpoint"),
-        (args.no_dedup, "--no-dedup"),
-        (args.device.is_some(), "--device"),
-        (args.exact, "--exact"),
-        (args.symmetry.is_some(), "--symmetry"),
-        (args.kind.is_some(), "--kind"),
-    ] {
-        if given {
-            anyhow::bail!("{flag} applies to beam search with a trained oracle (--method beam, no --heuristic)");
+    fn flags(cmd: &clap::Command) -> BTreeSet<String> {
+        cmd.get_arguments().filter_map(|a| a.get_long()).map(str::to_string).collect()
+    }
+
+    #[test]
+    fn every_flag_of_another_mode_is_refused_by_the_parser() {
+        let modes = modes();
+        // solve, beam, exact, 8 classical methods, parberry, 3 local methods, distances.
+        assert_eq!(modes.len(), 16, "{:?}", modes.iter().map(|m| m.0.join(" ")).collect::<Vec<_>>());
+        let all: BTreeSet<String> = modes.iter().flat_map(|(_, c)| flags(c)).collect();
+        let mut checked = 0;
+        for (path, cmd) in &modes {
+            let own = flags(cmd);
+            for flag in all.difference(&own) {
+                let mut argv = vec!["solve".to_string()];
+                argv.extend(path.iter().cloned());
+                argv.extend([format!("--{flag}"), "1".to_string()]);
+                let err = Cli::try_parse_from(&argv).expect_err(&argv.join(" "));
+                assert_eq!(err.kind(), ErrorKind::UnknownArgument, "{}: {err}", argv.join(" "));
+                checked += 1;
+            }
+        }
+        assert!(checked > 200, "only {checked} foreign flags checked");
+    }
+
+    #[test]
+    fn a_mode_named_after_top_level_flags_is_refused() {
+        let err = Cli::try_parse_from(["solve", "--testset", "deepcubea-10", "classical", "bfs", "--random", "1"])
+            .expect_err("flags of the default mode before another mode");
+        assert_eq!(err.kind(), ErrorKind::ArgumentConflict, "{err}");
+    }
+
+    #[test]
+    fn the_one_command_solve_needs_no_mode() {
+        let cli =
+            Cli::try_parse_from(["solve", "--facelets", "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"])
+                .expect("solve --facelets parses as beam search");
+        assert!(cli.mode.is_none());
+        assert!(cli.beam.instances.facelets.is_some());
+    }
+
+    #[test]
+    fn closed_sets_of_choices_are_listed_in_help() {
+        let mut cmd = Cli::command();
+        let beam = cmd.find_subcommand_mut("beam").expect("beam mode").render_help().to_string();
+        for values in ["policy, q-distance, value", "cpu, gpu", "qtm, htm", "1, 2, 4, 8, 16, 24, 48"] {
+            assert!(beam.contains(values), "`solve beam --help` does not list {values}:\n{beam}");
         }
     }
-    let width = if method == Method::Beam {
-        let w = widths::parse(args.beam_width, args.beam_log2.as_deref())?;
-        if w.len() != 1 {
-            anyhow::bail!("heuristic beam search takes one width; give --beam-width W or --beam-log2 K");
-        }
-        w[0]
-    } else {
-        if args.beam_width.is_some() || args.beam_log2.is_some() {
-            anyhow::bail!("--beam-width / --beam-log2 apply to --method beam only");
-        }
-        0
-    };
-    let max_time = args.max_time_s.map(bounds::max_time).transpose()?.unwrap_or(Duration::MAX);
-    let single = input.is_single();
-    let opts = ClassicalOptions {
-        method,
-        puzzle,
-        heuristic: args.heuristic.clone(),
-        goal: args.goal.clone(),
-        metric: metric.unwrap_or(Metric::Qtm),
-        input,
-        limits: Limits { max_generated: args.max_generated.unwrap_or(u64::MAX), max_time },
-        max_depth: args.max_depth.map(|d| u32::try_from(d).unwrap_or(u32::MAX)),
-        width,
-        out_root: args.out.clone().unwrap_or_else(|| PathBuf::from(CLASSICAL_OUT)),
-        jobs: jobs(args),
-        label: args.label.clone(),
-        overwrite: args.overwrite,
-        progress: !single && std::io::stderr().is_terminal(),
-    };
-    Ok(classical::run(&opts)?)
-}
 
-/// `--jobs`, 1 when not given.
-fn jobs(args: &Args) -> usize {
-    args.jobs.map_or(1, NonZeroUsize::get)
-}
-
-/// The first flag of local search given, if any (refused elsewhere).
-fn local_flag(args: &Args) -> Option<&'static str> {
-    first_given(&[
-        (args.runs.is_some(), "--runs"),
-        (args.max_sideways.is_some(), "--max-sideways"),
-        (args.max_restarts.is_some(), "--max-restarts"),
-        (args.max_steps.is_some(), "--max-steps"),
-        (args.temperature.is_some(), "--temperature"),
-        (args.cooling.is_some(), "--cooling"),
-    ])
-}
-
-/// The flags of oracle and classical search, with whether each was given:
-/// neither local search nor Parberry's algorithm takes any of them.
-fn search_flags(args: &Args) -> Vec<(bool, &'static str)> {
-    vec![
-        (args.run.is_some(), "--run"),
-        (args.checkpoint.is_some(), "--checkpoint"),
-        (args.heuristic.is_some(), "--heuristic"),
-        (args.exact, "--exact"),
-        (args.distance_table, "--distance-table"),
-        (args.max_generated.is_some(), "--max-generated"),
-        (args.max_time_s.is_some(), "--max-time-s"),
-        (args.beam_width.is_some(), "--beam-width"),
-        (args.beam_log2.is_some(), "--beam-log2"),
-        (args.max_depth.is_some(), "--max-depth"),
-        (args.no_dedup, "--no-dedup"),
-        (args.metric.is_some(), "--metric"),
-        (args.device.is_some(), "--device"),
-        (args.symmetry.is_some(), "--symmetry"),
-        (args.kind.is_some(), "--kind"),
-    ]
-}
-
-/// The first flag of `flags` that was given.
-fn first_given(flags: &[(bool, &'static str)]) -> Option<&'static str> {
-    flags.iter().find_map(|&(given, flag)| given.then_some(flag))
-}
-
-/// `--puzzle queens<N>` or `function-<name>`: seeded local-search runs.
-fn run_local(args: &Args) -> anyhow::Result<PathBuf> {
-    let problem: ProblemKind = args.puzzle.as_deref().unwrap_or_default().parse().context("--puzzle")?;
-    let mut misplaced = search_flags(args);
-    misplaced.extend([
-        (args.goal.is_some(), "--goal"),
-        (args.board.is_some(), "--board"),
-        (args.facelets.is_some(), "--facelets"),
-        (args.scramble.is_some(), "--scramble"),
-        (args.testset.is_some(), "--testset"),
-        (args.random.is_some(), "--random"),
-        (args.jobs.is_some_and(|j| j.get() != 1), "--jobs"),
-    ]);
-    if let Some(flag) = first_given(&misplaced) {
-        anyhow::bail!(
-            "{flag} does not apply to local search on {problem} (it takes --runs, --seed, --method and the limits)"
-        );
-    }
-    let method: LocalMethod = method_name(args).parse().with_context(|| match &args.method {
-        None => "--method beam (the default)".to_string(),
-        Some(m) => format!("--method {}", bounds::shorten(m)),
-    })?;
-    let annealing = method == LocalMethod::Annealing;
-    for (given, flag, applies) in [
-        (args.max_sideways.is_some() && annealing, "--max-sideways", "hill-climbing and first-choice"),
-        (args.temperature.is_some() && !annealing, "--temperature", "annealing"),
-        (args.cooling.is_some() && !annealing, "--cooling", "annealing"),
-    ] {
-        if given {
-            anyhow::bail!("{flag} applies to --method {applies} only");
+    #[test]
+    fn every_mode_has_a_short_help() {
+        for (path, mut cmd) in modes() {
+            let help = cmd.render_help().to_string();
+            let lines = help.lines().count();
+            assert!(lines <= 30, "`solve {} --help` has {lines} lines:\n{help}", path.join(" "));
         }
     }
-    let mut config = LocalConfig::new(method);
-    config.max_sideways = args.max_sideways.unwrap_or(0);
-    config.max_restarts = args.max_restarts.unwrap_or(0);
-    config.max_steps = args.max_steps.unwrap_or(config.max_steps);
-    config.schedule.temperature = args.temperature.unwrap_or(config.schedule.temperature);
-    config.schedule.cooling = args.cooling.unwrap_or(config.schedule.cooling);
-    let opts = LocalOptions {
-        problem,
-        config,
-        runs: args.runs.unwrap_or(1),
-        seed: args.seed.unwrap_or(0),
-        out_root: args.out.clone().unwrap_or_else(|| PathBuf::from(CLASSICAL_OUT)),
-        label: args.label.clone(),
-        overwrite: args.overwrite,
-    };
-    Ok(local_search::run(&opts)?.0)
-}
 
-/// `--method parberry`: Parberry's real-time algorithm on `--puzzle
-/// puzzle<N>` boards of any width up to 256.
-fn run_parberry(args: &Args) -> anyhow::Result<PathBuf> {
-    if let Some(flag) = first_given(&search_flags(args)) {
-        anyhow::bail!(
-            "{flag} does not apply to --method parberry (it takes --puzzle, --goal, --board, --random, --testset)"
-        );
+    #[test]
+    fn the_instance_sources_exclude_each_other_and_seed_needs_random() {
+        for argv in [
+            &["solve", "--facelets", "x", "--testset", "deepcubea-10"][..],
+            &["solve", "classical", "astar", "--testset", "korf100", "--seed", "3"],
+            &["solve", "parberry", "--board", "1 2 3 / 4 5 6 / 7 8 0", "--random", "4"],
+        ] {
+            assert!(Cli::try_parse_from(argv).is_err(), "{}", argv.join(" "));
+        }
     }
-    let input = input(args)?;
-    let opts = ParberryOptions {
-        puzzle: args.puzzle.clone(),
-        goal: args.goal.clone(),
-        progress: !input.is_single() && std::io::stderr().is_terminal(),
-        input,
-        out_root: args.out.clone().unwrap_or_else(|| PathBuf::from(CLASSICAL_OUT)),
-        label: args.label.clone(),
-        overwrite: args.overwrite,
-        jobs: jobs(args),
-    };
-    Ok(parberry::run(&opts)?)
 }

@@ -6,7 +6,7 @@
 //! has none, so every restart is used.
 //!
 //! Run `i` of a seeded batch uses its own ChaCha8 generator seeded with
-//! `seed + i`, so any single run is replayed by `--seed seed+i --runs 1`
+//! `seed + i`, so any single run is replayed by `--seed seed+i --trials 1`
 //! and the batch does not depend on how it is split.
 
 use super::annealing::anneal;

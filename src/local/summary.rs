@@ -8,8 +8,8 @@ use super::RunOutcome;
 /// The figures of a batch of runs. A mean over no runs is NaN.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RunSummary {
-    /// Runs.
-    pub runs: u64,
+    /// Trials (seeded runs).
+    pub trials: u64,
     /// Runs that reached the known optimum.
     pub successes: u64,
     /// `successes / runs`.
@@ -64,7 +64,7 @@ pub fn summarize<S>(runs: &[RunOutcome<S>]) -> RunSummary {
     let (success_low, success_high) = wilson_interval(successes, n, 1.96);
     let of = |f: fn(&RunOutcome<S>) -> u64| mean(runs.iter().map(|r| f(r) as f64));
     RunSummary {
-        runs: n,
+        trials: n,
         successes,
         success_rate: if n == 0 { f64::NAN } else { successes as f64 / n as f64 },
         success_low,

@@ -1,5 +1,5 @@
 //! The numeric bounds of `solve`'s arguments, in one place: how many
-//! instances one solve takes (`--random`, `--runs`, the rows of a test-set
+//! instances one solve takes (`--random`, `--trials`, the rows of a test-set
 //! file), how large a test-set file may be, the range of `--max-time-s`,
 //! and how many workers `--jobs` may start. A value out of range is
 //! refused with one line that names the flag and the bound, before
@@ -10,7 +10,7 @@ use super::error::{SolveError, invalid};
 use std::time::Duration;
 
 /// The most instances one solve takes: `--random N`, local search's
-/// `--runs N`, and the instance rows of a test-set file.
+/// `--trials N`, and the instance rows of a test-set file.
 pub const MAX_INSTANCES: usize = 1_000_000;
 
 /// The most bytes a test-set file may have: 256 bytes for each of
@@ -50,7 +50,7 @@ pub fn show_number(t: f64) -> String {
     if plain.len() <= 20 { plain } else { format!("{t:e}") }
 }
 
-/// The count of `flag` (`--random`, `--runs`): at least 1, at most
+/// The count of `flag` (`--random`, `--trials`): at least 1, at most
 /// [`MAX_INSTANCES`].
 ///
 /// # Errors

@@ -1,4 +1,4 @@
-//! `solve --method …`: the classical searches (A*, IDA*, RBFS, IDS, BFS,
+//! `solve classical <METHOD>`: the classical searches (A*, IDA*, RBFS, IDS, BFS,
 //! greedy, uniform-cost, heuristic beam) on the 3×3×3 and 2×2×2 cubes and
 //! the sliding puzzles, with the same inputs ([`crate::solve::input`]) and
 //! the same result schema ([`crate::solve::record`]) as oracle beam search,
@@ -38,7 +38,7 @@ use indicatif::ProgressBar;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-/// A search method of `solve --method`.
+/// A search method of `solve classical`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Method {
     /// Beam search (with the oracle on the cube by default, or a heuristic).

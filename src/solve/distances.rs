@@ -1,4 +1,4 @@
-//! `solve --distance-table`: a breadth-first search from the goal that
+//! `solve distances`: a breadth-first search from the goal that
 //! records every reachable state's exact distance (the lookup table h*),
 //! and writes its distance distribution as `distances.csv` and a histogram
 //! (`plots/distances.png` / `.svg`).
@@ -22,7 +22,7 @@ use crate::sliding::{Goal, Sliding};
 use std::path::PathBuf;
 use std::str::FromStr;
 
-/// What `solve --distance-table` was asked to do.
+/// What `solve distances` was asked to do.
 #[derive(Clone, Debug)]
 pub struct TableOptions {
     /// The puzzle.

@@ -121,7 +121,7 @@ pub enum SolveError {
     /// A local-search problem, method or limit that breaks a rule.
     #[error(transparent)]
     Local(#[from] crate::local::LocalError),
-    /// A board of any width (`--method parberry`) that breaks a rule (the
+    /// A board of any width (`solve parberry`) that breaks a rule (the
     /// offending text shown short and in backquotes).
     #[error("{}", grid_message(.0))]
     Grid(GridError),

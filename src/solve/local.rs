@@ -1,17 +1,17 @@
-//! `solve --puzzle queens<N>|function-<name> --method
-//! hill-climbing|first-choice|annealing`: many seeded local-search runs
-//! ([`crate::local`]) and their figures. Run `i` uses seed `seed + i`;
+//! `solve local hill-climbing|first-choice|annealing --problem
+//! queens<N>|function-<name>`: many seeded local-search trials
+//! ([`crate::local`]) and their figures. Trial `i` uses seed `seed + i`;
 //! every final state's cost is recomputed from scratch before it is
-//! written, so the incremental bookkeeping is checked on every run.
+//! written, so the incremental bookkeeping is checked on every trial.
 //!
 //! Output goes to `<out>/<label>/` (`runs/classical` by default):
-//! `runs.csv` (one row per run: success, steps, moves, restarts,
+//! `trials.csv` (one row per trial: success, steps, moves, restarts,
 //! evaluations, sideways moves, initial and final cost), `summary.csv`
 //! (one row: the method's limits and schedule, the success rate with its
-//! 95 % Wilson interval, mean steps when the run succeeded and when it
+//! 95 % Wilson interval, mean steps when the trial succeeded and when it
 //! failed, mean evaluations, restarts, sideways moves and final cost) and
 //! `plots/steps.png` / `.svg`, the distribution of steps for successes and
-//! failures. These folders hold no `instances.csv`: local search has runs
+//! failures. These folders hold no `instances.csv`: local search has trials
 //! from random states, not instances, so it does not share the schema of
 //! [`super::record`].
 
@@ -33,13 +33,13 @@ pub struct LocalOptions {
     pub problem: ProblemKind,
     /// The method, its limits and schedule.
     pub config: LocalConfig,
-    /// Seeded runs.
-    pub runs: u64,
-    /// Seed of the first run (run `i` uses `seed + i`).
+    /// Seeded trials.
+    pub trials: u64,
+    /// Seed of the first trial (trial `i` uses `seed + i`).
     pub seed: u64,
     /// Parent folder of the output folder.
     pub out_root: PathBuf,
-    /// Output folder name (default from problem, method, limits, runs, seed).
+    /// Output folder name (default from problem, method, limits, trials, seed).
     pub label: Option<String>,
     /// Replace an existing output folder.
     pub overwrite: bool,
@@ -47,7 +47,7 @@ pub struct LocalOptions {
 
 impl LocalOptions {
     /// The default output folder name, e.g.
-    /// `queens8-hill-climbing-sideways100-runs200-seed1`.
+    /// `queens8-hill-climbing-sideways100-trials200-seed1`.
     #[must_use]
     pub fn default_label(&self) -> String {
         let c = &self.config;
@@ -65,7 +65,7 @@ impl LocalOptions {
         if c.max_restarts > 0 {
             label += &format!("-restarts{}", c.max_restarts);
         }
-        folder::sanitize(&format!("{label}-runs{}-seed{}", self.runs, self.seed))
+        folder::sanitize(&format!("{label}-trials{}-seed{}", self.trials, self.seed))
     }
 }
 
@@ -89,10 +89,10 @@ pub fn run(opts: &LocalOptions) -> Result<(PathBuf, RunSummary), SolveError> {
         ),
         other => other.into(),
     })?;
-    if opts.runs == 0 {
+    if opts.trials == 0 {
         return Err(LocalError::Runs { value: 0 }.into());
     }
-    bounds::instance_count("--runs", opts.runs)?;
+    bounds::instance_count("--trials", opts.trials)?;
     let label = opts.label.clone().unwrap_or_else(|| opts.default_label());
     let if_exists = if opts.overwrite { IfExists::Replace } else { IfExists::Refuse };
     let output = Output::claim(&opts.out_root, &label, "--label", if_exists)?;
@@ -102,7 +102,7 @@ pub fn run(opts: &LocalOptions) -> Result<(PathBuf, RunSummary), SolveError> {
     };
     let summary = summarize(&runs);
     write_outputs(output.dir(), opts, &runs, &summary)?;
-    if opts.runs == 1 {
+    if opts.trials == 1 {
         let r = &runs[0];
         let verdict = if r.success { "optimum reached" } else { "stuck above the optimum" };
         crate::say!("seed {}: {first} (cost {}; {verdict}; recomputed)", r.seed, r.final_cost);
@@ -114,8 +114,8 @@ pub fn run(opts: &LocalOptions) -> Result<(PathBuf, RunSummary), SolveError> {
 /// Every run, its final cost recomputed; the first run's final state in words.
 fn batch<P: LocalProblem>(problem: &P, opts: &LocalOptions) -> Result<(Vec<RunOutcome<()>>, String), SolveError> {
     let mut first = String::new();
-    let mut runs = Vec::with_capacity(usize::try_from(opts.runs).unwrap_or(0).min(1 << 20));
-    for i in 0..opts.runs {
+    let mut runs = Vec::with_capacity(usize::try_from(opts.trials).unwrap_or(0).min(1 << 20));
+    for i in 0..opts.trials {
         let r = run_once(problem, &opts.config, opts.seed.wrapping_add(i));
         let recomputed = problem.recompute_cost(&r.state);
         if recomputed != r.final_cost {
@@ -140,11 +140,11 @@ fn write_outputs(dir: &Path, opts: &LocalOptions, runs: &[RunOutcome<()>], s: &R
     let col = |f: fn(&RunOutcome<()>) -> u64| Col::U64(runs.iter().map(f).collect());
     let icol = |f: fn(&RunOutcome<()>) -> i64| Col::I64(runs.iter().map(f).collect());
     write_table(
-        &dir.join("runs.csv"),
+        &dir.join("trials.csv"),
         vec![
-            ("run", Col::U64((0..n as u64).collect())),
+            ("trial", Col::U64((0..n as u64).collect())),
             ("seed", col(|r| r.seed)),
-            ("puzzle", Col::Str(vec![problem.clone(); n])),
+            ("problem", Col::Str(vec![problem.clone(); n])),
             ("method", Col::Str(vec![method.clone(); n])),
             ("success", Col::Bool(runs.iter().map(|r| r.success).collect())),
             ("steps", col(|r| r.steps)),
@@ -162,7 +162,7 @@ fn write_outputs(dir: &Path, opts: &LocalOptions, runs: &[RunOutcome<()>], s: &R
     write_table(
         &dir.join("summary.csv"),
         vec![
-            ("puzzle", Col::Str(vec![problem])),
+            ("problem", Col::Str(vec![problem])),
             ("method", Col::Str(vec![method])),
             ("max_sideways", Col::OptU64(vec![(!annealing).then_some(c.max_sideways)])),
             ("max_restarts", Col::U64(vec![c.max_restarts])),
@@ -170,7 +170,7 @@ fn write_outputs(dir: &Path, opts: &LocalOptions, runs: &[RunOutcome<()>], s: &R
             ("temperature", Col::F64(vec![if annealing { c.schedule.temperature } else { f64::NAN }])),
             ("cooling", Col::F64(vec![if annealing { c.schedule.cooling } else { f64::NAN }])),
             ("seed", Col::U64(vec![opts.seed])),
-            ("runs", Col::U64(vec![s.runs])),
+            ("trials", Col::U64(vec![s.trials])),
             ("successes", Col::U64(vec![s.successes])),
             ("success_rate", Col::F64(vec![s.success_rate])),
             ("success_low", Col::F64(vec![s.success_low])),
@@ -189,7 +189,7 @@ fn write_outputs(dir: &Path, opts: &LocalOptions, runs: &[RunOutcome<()>], s: &R
     Ok(())
 }
 
-/// Runs by steps (in at most 50 bins), successes and failures apart.
+/// Trials by steps (in at most 50 bins), successes and failures apart.
 fn steps_chart(opts: &LocalOptions, runs: &[RunOutcome<()>], s: &RunSummary) -> Chart {
     let max = runs.iter().map(|r| r.steps).max().unwrap_or(0);
     let width = (max / 50 + 1).max(1);
@@ -203,8 +203,8 @@ fn steps_chart(opts: &LocalOptions, runs: &[RunOutcome<()>], s: &RunSummary) -> 
         counts.iter().enumerate().map(|(b, &c)| (centre(b), c as f64)).collect::<Vec<_>>()
     };
     let note = format!(
-        "{} runs, success {:.1}% [{:.1}, {:.1}]",
-        s.runs,
+        "{} trials, success {:.1}% [{:.1}, {:.1}]",
+        s.trials,
         100.0 * s.success_rate,
         100.0 * s.success_low,
         100.0 * s.success_high
@@ -212,9 +212,9 @@ fn steps_chart(opts: &LocalOptions, runs: &[RunOutcome<()>], s: &RunSummary) -> 
     Chart {
         note: Some(note),
         ..Chart::new(
-            format!("{} {}: steps per run", opts.problem, opts.config.method.name()),
+            format!("{} {}: steps per trial", opts.problem, opts.config.method.name()),
             if width == 1 { "steps".to_string() } else { format!("steps (bins of {width})") },
-            "runs",
+            "trials",
         )
     }
     .with(Series::new("succeeded", Style::Line, histogram(true)))
@@ -232,10 +232,10 @@ fn print_summary(opts: &LocalOptions, s: &RunSummary) {
     };
     let or_na = |v: f64| if v.is_nan() { "n/a".to_string() } else { format!("{v:.2}") };
     crate::say!(
-        "{} {} ({limits}): {} runs from seed {}, success {:.2}% (95% CI {:.2}–{:.2}%), mean steps {} when it succeeds, {} when it fails; {:.1} evaluations, {:.2} restarts, {:.2} sideways moves per run; mean final cost {:.3}",
+        "{} {} ({limits}): {} trials from seed {}, success {:.2}% (95% CI {:.2}–{:.2}%), mean steps {} when it succeeds, {} when it fails; {:.1} evaluations, {:.2} restarts, {:.2} sideways moves per trial; mean final cost {:.3}",
         opts.problem,
         c.method.name(),
-        s.runs,
+        s.trials,
         opts.seed,
         100.0 * s.success_rate,
         100.0 * s.success_low,

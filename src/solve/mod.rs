@@ -166,7 +166,7 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
         let k = format!("--symmetry {}", opts.symmetry);
         ensemble(opts.symmetry)?;
         if opts.exact {
-            return Err(invalid!(k, "the symmetric ensemble applies to the sweep, not to --exact"));
+            return Err(invalid!(k, "the symmetric ensemble applies to the sweep, not to solve exact"));
         }
         if trained.kind() != PuzzleKind::Cube3 {
             return Err(invalid!(k, "the cube's symmetries apply to cube3 runs; this run solves {}", trained.kind()));

@@ -1,4 +1,4 @@
-//! `solve --method parberry`: Parberry's real-time algorithm
+//! `solve parberry`: Parberry's real-time algorithm
 //! ([`crate::search::parberry`]) on n×n boards of any width `2 ≤ n ≤ 256`,
 //! named `--puzzle puzzle<N>` with `N = n² − 1` (`puzzle15`, `puzzle99`,
 //! `puzzle9999`; parsed here, since the puzzle registry stops at 8×8).
@@ -43,12 +43,6 @@ pub const METHOD: &str = "parberry";
 
 /// Solutions up to this many moves are printed for a single board.
 const PRINT_MAX_MOVES: usize = 400;
-
-/// Whether `name` (as given to `--method`) names Parberry's algorithm.
-#[must_use]
-pub fn is_method(name: &str) -> bool {
-    name.trim().eq_ignore_ascii_case(METHOD)
-}
 
 /// The width `n` of `puzzle<N>`, `N = n² − 1`, `2 ≤ n ≤ 256`.
 ///
@@ -102,7 +96,7 @@ pub fn parse_goal(text: Option<&str>) -> Result<Goal, SolveError> {
     }
 }
 
-/// What a `solve --method parberry` run was asked to do.
+/// What a `solve parberry` run was asked to do.
 #[derive(Clone, Debug)]
 pub struct ParberryOptions {
     /// `--puzzle` (`puzzle<N>`); may be left out with `--board`.
@@ -149,7 +143,7 @@ fn instances(opts: &ParberryOptions, goal: &Goal) -> Result<Loaded, SolveError> 
     let named = opts.puzzle.as_deref().map(parse_puzzle).transpose()?;
     let width = || {
         named.ok_or_else(|| {
-            invalid!("--method parberry without --puzzle", "name the board size, e.g. --puzzle puzzle99 for 10×10")
+            invalid!("solve parberry without --puzzle", "name the board size, e.g. --puzzle puzzle99 for 10×10")
         })
     };
     let max_board = crate::sliding::board::MAX_N;
@@ -231,7 +225,7 @@ fn solve_one(solver: &Parberry, inst: &Instance, blank_first: bool) -> Result<Ro
     })
 }
 
-/// Runs `solve --method parberry`; returns the output folder.
+/// Runs `solve parberry`; returns the output folder.
 ///
 /// # Errors
 /// A bad puzzle name, goal, board or set; an unsolvable board (before any
