@@ -9,11 +9,14 @@
 #
 #   bash benches/ablation.sh [BASE_CONFIG] [STEPS] [LOG2_WIDTHS] [SOLVE INPUT ...]
 #
+# SOLVE INPUT is beam search's input, or `exact` followed by the exact-truth
+# report's input (`solve exact`, cube2 and puzzle8 only).
+#
 # Defaults are the issue's protocol: configs/cube3-reference.toml, its own
 # step count, widths 2^10..2^12, DeepCubeA's first 100 cubes:
 #   bash benches/ablation.sh configs/cube3-reference.toml "" 10..12 --testset deepcubea-100
 # The 2×2×2 protocol of docs/oracle-kinds.md (exact optimal lengths):
-#   bash benches/ablation.sh configs/cube2-reference.toml 5000 0..10 --exact --random 1000
+#   bash benches/ablation.sh configs/cube2-reference.toml 5000 0..10 exact --random 1000
 # VARIANTS="policy q-distance value" picks the kinds; WIDTHS_<KIND> (KIND in
 # capitals, '-' as '_', e.g. WIDTHS_VALUE=8..10) gives one kind its own widths,
 # so that kinds of different cost per width can be compared at equal
@@ -28,6 +31,11 @@ widths=${3:-10..12}
 shift $(( $# < 3 ? $# : 3 ))
 input=("$@")
 [ ${#input[@]} -eq 0 ] && input=(--testset deepcubea-100)
+mode=(beam)
+if [ "${input[0]}" = exact ]; then
+    mode=(exact)
+    input=("${input[@]:1}")
+fi
 variants=${VARIANTS:-policy q-distance value}
 name=${NAME:-$(basename "$base" .toml)}
 root=runs/ablation
@@ -51,7 +59,7 @@ for kind in $variants; do
         nice -n 10 ./target/release/train --config "$cfg" --no-progress >&2
     fi
     own="WIDTHS_$(echo "$kind" | tr 'a-z-' 'A-Z_')"
-    nice -n 10 ./target/release/solve --run "$root/$run" "${input[@]}" --beam-log2 "${!own:-$widths}" \
+    nice -n 10 ./target/release/solve "${mode[@]}" --run "$root/$run" "${input[@]}" --beam-log2 "${!own:-$widths}" \
         --label ablation --overwrite >&2
 done
 # shellcheck disable=SC2086 # one argument per kind

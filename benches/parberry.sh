@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Parberry's real-time algorithm (`solve --method parberry`) on seeded
+# Parberry's real-time algorithm (`solve parberry`) on seeded
 # random boards for n = 3 … 100, and on the benchmark sets whose optimal
 # lengths are known; prints the Markdown tables of docs/parberry.md.
 #
@@ -23,7 +23,7 @@ echo "| n | boards | mean moves | max moves | bound 5n³ | max / bound | moves /
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for n in 3 4 5 6 7 8 9 10 15 20 30 50 70 100; do
     if ((n <= 10)); then count=100; elif ((n <= 20)); then count=50; elif ((n <= 30)); then count=20; else count=5; fi
-    "$BIN" --method parberry --puzzle "puzzle$((n * n - 1))" --random "$count" --seed "$SEED" \
+    "$BIN" parberry --puzzle "puzzle$((n * n - 1))" --random "$count" --seed "$SEED" \
         --out "$OUT" --label "random-n$n" --overwrite >/dev/null
     s="$OUT/random-n$n/summary.csv"
     awk -v n="$n" -v k="$count" -v mean="$(col "$s" mean_length)" -v max="$(col "$s" max_length)" \
@@ -41,7 +41,7 @@ echo "|---|---|---:|---:|---:|---:|---:|---:|"
 for spec in korf100:puzzle15 deepcubea15:puzzle15 korf50:puzzle24 deepcubea24:puzzle24; do
     set=${spec%%:*}
     puzzle=${spec##*:}
-    "$BIN" --method parberry --puzzle "$puzzle" --testset "$set" --out "$OUT" --label "$set" --overwrite >/dev/null
+    "$BIN" parberry --puzzle "$puzzle" --testset "$set" --out "$OUT" --label "$set" --overwrite >/dev/null
     s="$OUT/$set/summary.csv"
     awk -v set="$set" -v puzzle="$(col "$s" puzzle)" -v k="$(col "$s" instances)" -v mean="$(col "$s" mean_length)" \
         -v excess="$(col "$s" mean_excess)" -v opt="$(col "$s" mean_ratio_to_optimal)" \
@@ -63,7 +63,7 @@ for n in 3 4 5 10 20 30 50 100; do
             for (c = 0; c < N; c++) { t = (c == 0) ? 0 : N - c; if (swap && t == 1) t = 2; else if (swap && t == 2) t = 1
                 printf "%s%d", (c == 0 ? "" : (c % n == 0 ? " / " : " ")), t }
         }')
-        if "$BIN" --method parberry --puzzle "puzzle$((n * n - 1))" --board "$board" \
+        if "$BIN" parberry --puzzle "puzzle$((n * n - 1))" --board "$board" \
             --out "$OUT" --label "far-n$n" --overwrite >/dev/null 2>&1; then
             break
         fi

@@ -37,3 +37,4 @@ pub mod search;
 pub mod sliding;
 pub mod solve;
 pub mod statistics;
+pub mod study;

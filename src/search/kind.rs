@@ -160,6 +160,18 @@ impl OracleKind {
         }
     }
 
+    /// The held-out loss of a run, as the mean over walk depths of one
+    /// `eval.csv` column at the last evaluation: the policy's cross-entropy
+    /// (nats), or the distance kinds' RMSE squared (`true`: square it first)
+    /// into a mean squared error.
+    #[must_use]
+    pub fn held_out_loss(self) -> (&'static str, bool) {
+        match self {
+            Self::Policy => ("cross_entropy", false),
+            Self::QDistance | Self::Value => ("rmse", true),
+        }
+    }
+
     /// Which states beam search asks the oracle about.
     #[must_use]
     pub fn queries(self) -> Queries {

@@ -89,9 +89,6 @@ pub fn run(opts: &LocalOptions) -> Result<(PathBuf, RunSummary), SolveError> {
         ),
         other => other.into(),
     })?;
-    if opts.trials == 0 {
-        return Err(LocalError::Runs { value: 0 }.into());
-    }
     bounds::instance_count("--trials", opts.trials)?;
     let label = opts.label.clone().unwrap_or_else(|| opts.default_label());
     let if_exists = if opts.overwrite { IfExists::Replace } else { IfExists::Refuse };

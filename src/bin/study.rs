@@ -1,0 +1,87 @@
+//! `study --config configs/study/<name>.toml [--shard k/n] [--fit]`: train
+//! and evaluate the points of a scaling study (`cube_oracle::study`), each
+//! an ordinary resumable run under `runs/<study>/`; `--fit` gathers the
+//! finished points into `points.csv` and fits the laws into `fit.csv`.
+//!
+//! Thin entry point: errors are printed with their causes and give exit
+//! status 1; an interrupted (Ctrl-C) point exits with 130, resumable.
+
+use clap::Parser;
+use cube_oracle::study::{self, PointState, Study};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(name = "study", version, about = "Train and evaluate a scaling study's grid of runs; fit its laws")]
+struct Args {
+    /// The study file (configs/study/*.toml).
+    #[arg(long)]
+    config: PathBuf,
+    /// Run only shard k of n (every n-th point from the k-th, 0 <= k < n),
+    /// e.g. a job array's task index.
+    #[arg(long, value_name = "k/n", conflicts_with = "list")]
+    shard: Option<String>,
+    /// Only gather the finished points and fit the laws; train nothing.
+    #[arg(long, conflicts_with_all = ["shard", "list"])]
+    fit: bool,
+    /// Only list the points (name, parameters, samples, FLOPs, finished).
+    #[arg(long)]
+    list: bool,
+    /// Never draw a progress bar.
+    #[arg(long)]
+    no_progress: bool,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let study = Study::load(&args.config)?;
+    if args.list {
+        cube_oracle::say!("point,parameters,samples,flops,finished");
+        for p in &study.points {
+            let done = p.config.run_dir().join(study::POINT_FILE).is_file();
+            cube_oracle::say!("{},{},{},{:.3e},{done}", p.name, p.parameters, p.samples, p.flops());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !args.fit {
+        let (k, n) = args.shard.as_deref().map(study::parse_shard).transpose()?.unwrap_or((0, 1));
+        let progress = !args.no_progress && std::io::stderr().is_terminal();
+        let points = study.shard(k, n);
+        for (i, p) in points.iter().enumerate() {
+            eprintln!(
+                "point {}/{}: {} ({} parameters, {} samples)",
+                i + 1,
+                points.len(),
+                p.name,
+                p.parameters,
+                p.samples
+            );
+            match study::run_point(&study, p, progress)? {
+                PointState::Skipped => eprintln!("  finished before; skipped"),
+                PointState::Done => eprintln!("  done: {}", p.config.run_dir().join(study::POINT_FILE).display()),
+                PointState::Stopped => {
+                    eprintln!("  interrupted; run the same command to resume");
+                    return Ok(ExitCode::from(130));
+                }
+            }
+        }
+    }
+    let merged = study::merge::merge(&study)?;
+    cube_oracle::say!("{} of {} points finished: {}", merged.points, study.points.len(), merged.table.display());
+    match merged.fits {
+        Some(f) => cube_oracle::say!("fits: {}", f.display()),
+        None => cube_oracle::say!("too few finished points to fit a law (one variable needs 4, two need 6)"),
+    }
+    Ok(ExitCode::SUCCESS)
+}

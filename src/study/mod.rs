@@ -1,0 +1,410 @@
+//! `study --config configs/study/<name>.toml`: a scaling study as a grid of
+//! ordinary runs. The grid crosses network shapes (`hidden` ×
+//! `residual_blocks`), budgets (sample counts `D`, or compute budgets `C`
+//! with `D = C / 6N`) and seeds over one base training config; each point
+//! is the run `<out_dir>/<study>/<point>/`, trained (and resumed) like any
+//! other, then solved with the same fixed evaluation (a test set at fixed
+//! beam widths, every solution replayed). A point is finished when its
+//! `point.csv` exists: one row per width with the held-out loss, the
+//! parameters `N`, the samples `D`, the training FLOPs `6·N·D`, and the
+//! solved %, mean length, % optimal and forwards per instance. A killed
+//! study resumes the point it was on; `--shard k/n` takes every n-th point
+//! (a job array fans the grid out), and [`merge`] gathers whatever is
+//! finished into `points.csv` and the fits of [`fit`] into `fit.csv`.
+
+pub mod fit;
+pub mod merge;
+
+use crate::csvlog::{Col, read_columns, write_table};
+use crate::learn::config::{ConfigError, TrainConfig};
+use crate::learn::error::LearnError;
+use crate::learn::model::parameter_count;
+use crate::learn::training::{self, TrainOptions};
+use crate::rundir::Existing;
+use crate::search::OracleKind;
+use crate::solve::error::SolveError;
+use crate::solve::input::Input;
+use crate::solve::{self, SolveOptions};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// Why a study could not be read, run or fitted.
+#[derive(Debug, Error)]
+pub enum StudyError {
+    /// The study file could not be read.
+    #[error("cannot read study config {}", path.display())]
+    Read {
+        /// The path given.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The study file is malformed or breaks a rule.
+    #[error("study config {}: {message}", path.display())]
+    Invalid {
+        /// The study file.
+        path: PathBuf,
+        /// What is wrong, naming the key.
+        message: String,
+    },
+    /// `--shard` is not `k/n` with `0 ≤ k < n`.
+    #[error("--shard {0}: expected k/n with 0 <= k < n (e.g. 0/4 for the first of four shards)")]
+    Shard(String),
+    /// A point's training config is invalid.
+    #[error("point {point}")]
+    Config {
+        /// The point.
+        point: String,
+        /// The rule broken.
+        source: ConfigError,
+    },
+    /// Training a point failed.
+    #[error("training point {point}")]
+    Train {
+        /// The point.
+        point: String,
+        /// Why.
+        source: LearnError,
+    },
+    /// Solving with a point's oracle failed.
+    #[error("evaluating point {point}")]
+    Solve {
+        /// The point.
+        point: String,
+        /// Why.
+        source: SolveError,
+    },
+    /// A table could not be read or written.
+    #[error(transparent)]
+    Table(#[from] crate::csvlog::TableError),
+}
+
+/// A study file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StudyConfig {
+    /// The grid.
+    pub study: StudySection,
+    /// The evaluation every point gets.
+    pub eval: EvalSection,
+}
+
+/// `[study]`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StudySection {
+    /// The study's name: its points are `<out_dir>/<name>/<point>/`.
+    pub name: String,
+    /// The base training config, relative to the study file.
+    pub base: PathBuf,
+    /// Parent folder of the study (default: the base config's `run.out_dir`).
+    pub out_dir: Option<PathBuf>,
+    /// Hidden layer widths, one list per network shape.
+    pub hidden: Vec<Vec<usize>>,
+    /// Residual blocks, crossed with `hidden` (default: the base's).
+    pub residual_blocks: Option<Vec<usize>>,
+    /// Training samples per point (give this or `flops`).
+    pub samples: Option<Vec<f64>>,
+    /// Training compute per point, FLOPs; `samples = flops / (6 N)`.
+    pub flops: Option<Vec<f64>>,
+    /// Seeds (default: the base's).
+    pub seeds: Option<Vec<u64>>,
+    /// The oracle kind (default: the base's `model.kind`).
+    pub kind: Option<OracleKind>,
+}
+
+/// `[eval]`: the fixed evaluation of every point.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvalSection {
+    /// A built-in test set or a TSV file (give this or `random`).
+    pub testset: Option<String>,
+    /// This many random instances of the puzzle, from `seed`.
+    pub random: Option<u64>,
+    /// Seed of `random` (default 0).
+    #[serde(default)]
+    pub seed: u64,
+    /// Beam widths as powers of two.
+    pub beam_log2: Vec<u32>,
+    /// A mean solution length to predict the compute for (e.g. 23.30,
+    /// EfficientCube's at 2^10 on DeepCubeA's cubes): `fit.csv` gives the
+    /// FLOPs at which each width's fitted length law reaches it.
+    pub target_length: Option<f64>,
+}
+
+/// One point of the grid.
+#[derive(Clone, Debug)]
+pub struct Point {
+    /// Its name, the run folder under the study: e.g. `h512x512-b1-d1e7-s2026`.
+    pub name: String,
+    /// Its training config.
+    pub config: TrainConfig,
+    /// Network parameters `N`.
+    pub parameters: u64,
+    /// Training samples `D`.
+    pub samples: u64,
+}
+
+impl Point {
+    /// Training FLOPs, `6·N·D`.
+    #[must_use]
+    pub fn flops(&self) -> f64 {
+        6.0 * self.parameters as f64 * self.samples as f64
+    }
+}
+
+/// A loaded study: its file, config and points in grid order.
+#[derive(Clone, Debug)]
+pub struct Study {
+    /// The study file.
+    pub path: PathBuf,
+    /// Its contents.
+    pub config: StudyConfig,
+    /// The points.
+    pub points: Vec<Point>,
+}
+
+/// Largest grid accepted.
+const MAX_POINTS: usize = 10_000;
+
+impl Study {
+    /// Reads a study file and its base config and lays out the grid.
+    ///
+    /// # Errors
+    /// An unreadable or malformed file, an empty or oversized grid, a
+    /// budget that is not a positive number, or a point whose training
+    /// config breaks a rule.
+    pub fn load(path: &Path) -> Result<Self, StudyError> {
+        let text = std::fs::read_to_string(path).map_err(|source| StudyError::Read { path: path.into(), source })?;
+        let bad = |message: String| StudyError::Invalid { path: path.into(), message };
+        let config: StudyConfig = toml::from_str(&text).map_err(|e| bad(e.message().to_string()))?;
+        let s = &config.study;
+        if s.name.is_empty() || crate::folder::sanitize(&s.name) != s.name {
+            return Err(bad(format!(
+                "study.name `{}` must be a plain folder name",
+                crate::solve::bounds::shorten(&s.name)
+            )));
+        }
+        let base_path = path.parent().unwrap_or(Path::new(".")).join(&s.base);
+        let base =
+            TrainConfig::load(&base_path).map_err(|e| bad(format!("study.base {}: {e}", base_path.display())))?;
+        let budgets: Vec<Budget> = match (&s.samples, &s.flops) {
+            (Some(d), None) => d.iter().map(|&v| Budget::Samples(v)).collect(),
+            (None, Some(c)) => c.iter().map(|&v| Budget::Flops(v)).collect(),
+            _ => return Err(bad("give exactly one of study.samples and study.flops".into())),
+        };
+        if let Some(v) = budgets.iter().map(Budget::value).find(|v| !(v.is_finite() && *v >= 1.0 && *v <= 1e30)) {
+            return Err(bad(format!("budget {v} must be a number from 1 to 1e30")));
+        }
+        let blocks = s.residual_blocks.clone().unwrap_or_else(|| vec![base.model.residual_blocks]);
+        let seeds = s.seeds.clone().unwrap_or_else(|| vec![base.run.seed]);
+        let size = s.hidden.len() * blocks.len() * budgets.len() * seeds.len();
+        if size == 0 || size > MAX_POINTS {
+            return Err(bad(format!("the grid has {size} points; it needs 1 to {MAX_POINTS}")));
+        }
+        if config.eval.beam_log2.is_empty() || config.eval.beam_log2.iter().any(|&k| k > 20) {
+            return Err(bad("eval.beam_log2 must list widths from 2^0 to 2^20".into()));
+        }
+        if config.eval.testset.is_some() == config.eval.random.is_some() {
+            return Err(bad("give exactly one of eval.testset and eval.random".into()));
+        }
+        let out_dir = s.out_dir.clone().unwrap_or_else(|| base.run.out_dir.clone()).join(&s.name);
+        let puzzle = base.puzzle().map_err(|source| StudyError::Config { point: "base".into(), source })?;
+        let mut points = Vec::with_capacity(size);
+        for hidden in &s.hidden {
+            for &b in &blocks {
+                for budget in &budgets {
+                    for &seed in &seeds {
+                        let mut cfg = base.clone();
+                        cfg.model.hidden.clone_from(hidden);
+                        cfg.model.residual_blocks = b;
+                        if let Some(kind) = s.kind {
+                            cfg.model.kind = kind;
+                        }
+                        cfg.run.seed = seed;
+                        let outputs = cfg.model.kind.outputs(puzzle.num_moves());
+                        let n = parameter_count(&cfg.model, puzzle.encoded_len(), outputs) as u64;
+                        let samples = budget.samples(n);
+                        let widths = hidden.iter().map(usize::to_string).collect::<Vec<_>>().join("x");
+                        let name = format!("h{widths}-b{b}-d{}-s{seed}", short(samples as f64));
+                        cfg.train.samples = Some(samples);
+                        cfg.train.steps = None;
+                        cfg.run.name.clone_from(&name);
+                        cfg.run.out_dir.clone_from(&out_dir);
+                        cfg.validate().map_err(|source| StudyError::Config { point: name.clone(), source })?;
+                        points.push(Point { name, config: cfg, parameters: n, samples });
+                    }
+                }
+            }
+        }
+        Ok(Self { path: path.into(), config, points })
+    }
+
+    /// The study's folder, `<out_dir>/<name>`.
+    #[must_use]
+    pub fn dir(&self) -> PathBuf {
+        self.points[0].config.run.out_dir.clone()
+    }
+
+    /// The points of shard `k` of `n`: every n-th point from the k-th.
+    #[must_use]
+    pub fn shard(&self, k: usize, n: usize) -> Vec<&Point> {
+        self.points.iter().enumerate().filter(|(i, _)| i % n == k).map(|(_, p)| p).collect()
+    }
+}
+
+/// A point's budget as written.
+enum Budget {
+    Samples(f64),
+    Flops(f64),
+}
+
+impl Budget {
+    fn value(&self) -> f64 {
+        match self {
+            Self::Samples(v) | Self::Flops(v) => *v,
+        }
+    }
+
+    /// Training samples for a network of `n` parameters.
+    fn samples(&self, n: u64) -> u64 {
+        match self {
+            Self::Samples(d) => d.round() as u64,
+            Self::Flops(c) => (c / (6.0 * n as f64)).ceil().max(1.0) as u64,
+        }
+    }
+}
+
+/// `1e7`, `2.5e8`, `300`: a count in few characters, for point names.
+fn short(v: f64) -> String {
+    if v < 1000.0 {
+        return format!("{v}");
+    }
+    let exp = v.log10().floor() as i32;
+    let mantissa = (v / 10f64.powi(exp) * 100.0).round() / 100.0;
+    format!("{mantissa}e{exp}")
+}
+
+/// Parses `--shard k/n`.
+///
+/// # Errors
+/// Anything but two numbers with `0 ≤ k < n`.
+pub fn parse_shard(text: &str) -> Result<(usize, usize), StudyError> {
+    let bad = || StudyError::Shard(crate::solve::bounds::shorten(text));
+    let (k, n) = text.split_once('/').ok_or_else(bad)?;
+    let (k, n): (usize, usize) = (k.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    if n == 0 || k >= n {
+        return Err(bad());
+    }
+    Ok((k, n))
+}
+
+/// The file that marks a point finished.
+pub const POINT_FILE: &str = "point.csv";
+
+/// What became of one point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PointState {
+    /// Finished before: skipped.
+    Skipped,
+    /// Trained (or resumed) and evaluated now.
+    Done,
+    /// Training stopped early (Ctrl-C): the study stops, resumable.
+    Stopped,
+}
+
+/// Trains and evaluates one point, unless it is finished.
+///
+/// # Errors
+/// Training or solving failed, or the point's table could not be written.
+pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointState, StudyError> {
+    let dir = point.config.run_dir();
+    if dir.join(POINT_FILE).is_file() {
+        return Ok(PointState::Skipped);
+    }
+    let train_err = |source| StudyError::Train { point: point.name.clone(), source };
+    let existing = if dir.join("checkpoints").is_dir() { Existing::Resume } else { Existing::Refuse };
+    let opts = TrainOptions {
+        existing,
+        command_line: format!("study --config {} (point {})", study.path.display(), point.name),
+        progress,
+        max_steps_this_leg: None,
+        fresh_logs: false,
+    };
+    let outcome = training::run(&point.config, &opts).map_err(train_err)?;
+    if outcome.stopped_early {
+        return Ok(PointState::Stopped);
+    }
+    let loss = held_out_loss(&dir, point.config.model.kind)?;
+    let eval = &study.config.eval;
+    let input = match (&eval.testset, eval.random) {
+        (Some(t), _) => Input::TestSet(t.clone()),
+        (None, n) => Input::random(n.unwrap_or(1), eval.seed)
+            .map_err(|source| StudyError::Solve { point: point.name.clone(), source })?,
+    };
+    let widths: Vec<usize> = eval.beam_log2.iter().map(|&k| 1usize << k).collect();
+    let opts = SolveOptions {
+        run_dir: dir.clone(),
+        checkpoint: None,
+        puzzle: None,
+        input,
+        widths,
+        exact: false,
+        max_depth: None,
+        dedup: true,
+        metric: None,
+        out_root: None,
+        label: Some("study-eval".into()),
+        overwrite: true,
+        progress,
+        escalate_to: 0,
+        jobs: 1,
+        device: None,
+        symmetry: 1,
+        kind: None,
+    };
+    let solved = solve::run(&opts).map_err(|source| StudyError::Solve { point: point.name.clone(), source })?;
+    let cols = ["width", "instances", "solved_pct", "mean_length", "optimal_pct", "mean_forwards", "mean_elapsed_s"];
+    let s = read_columns(&solved.join("summary.csv"), &cols)?;
+    let rows = s[0].len();
+    let m = &point.config.model;
+    let text = |v: String| Col::Str(vec![v; rows]);
+    write_table(
+        &dir.join(POINT_FILE),
+        vec![
+            ("study", text(study.config.study.name.clone())),
+            ("point", text(point.name.clone())),
+            ("kind", text(m.kind.to_string())),
+            ("hidden", text(m.hidden.iter().map(usize::to_string).collect::<Vec<_>>().join("x"))),
+            ("residual_blocks", Col::U64(vec![m.residual_blocks as u64; rows])),
+            ("seed", Col::U64(vec![point.config.run.seed; rows])),
+            ("parameters", Col::U64(vec![point.parameters; rows])),
+            ("samples", Col::U64(vec![point.samples; rows])),
+            ("flops", Col::F64(vec![point.flops(); rows])),
+            ("held_out_loss", Col::F64(vec![loss; rows])),
+            ("width", Col::U64(s[0].iter().map(|&v| v as u64).collect())),
+            ("instances", Col::U64(s[1].iter().map(|&v| v as u64).collect())),
+            ("solved_pct", Col::F64(s[2].clone())),
+            ("mean_length", Col::F64(s[3].clone())),
+            ("optimal_pct", Col::F64(s[4].clone())),
+            ("mean_forwards", Col::F64(s[5].clone())),
+            ("mean_elapsed_s", Col::F64(s[6].clone())),
+        ],
+    )?;
+    Ok(PointState::Done)
+}
+
+/// The held-out loss at a run's last evaluation: the mean over walk
+/// depths of the kind's loss column ([`OracleKind::held_out_loss`]).
+///
+/// # Errors
+/// `eval.csv` unreadable or without the column.
+pub fn held_out_loss(dir: &Path, kind: OracleKind) -> Result<f64, StudyError> {
+    let (column, squared) = kind.held_out_loss();
+    let c = read_columns(&dir.join("eval.csv"), &["step", column])?;
+    let last = c[0].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let values: Vec<f64> =
+        c[0].iter().zip(&c[1]).filter(|(s, _)| **s == last).map(|(_, &v)| if squared { v * v } else { v }).collect();
+    Ok(values.iter().sum::<f64>() / values.len().max(1) as f64)
+}
