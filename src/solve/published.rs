@@ -5,7 +5,7 @@
 //! on its width plots. The tables are EfficientCube's (Takano, TMLR 2023):
 //! the cube on DeepCubeA's 1000 test cubes, the 15-puzzle on DeepCubeA's
 //! 500 test boards (from the solutions released in its repository,
-//! `results/puzzle15`); `../shared/data/anchors.md` holds both.
+//! `results/puzzle15`; github.com/kyo-takano/efficientcube).
 
 /// One published width.
 #[derive(Clone, Copy, Debug, PartialEq)]
