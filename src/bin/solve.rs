@@ -138,7 +138,8 @@ struct Instances {
     #[arg(long, allow_hyphen_values = true)]
     board: Option<String>,
     /// A built-in test set (deepcubea, deepcubea-100, deepcubea-10, korf100,
-    /// deepcubea15, korf50, deepcubea24, …) or a TSV file.
+    /// deepcubea15, korf50, deepcubea24, …) or a TSV file (at most 256000000
+    /// bytes and 1000000 instances).
     #[arg(long)]
     testset: Option<String>,
     /// N random instances, 1 to 1000000.
@@ -153,7 +154,8 @@ struct Boards {
     /// One board, e.g. "2 3 0 / 1 8 6 / 5 7 4" (any width 2 to 256).
     #[arg(long, allow_hyphen_values = true)]
     board: Option<String>,
-    /// A built-in sliding test set (korf100, deepcubea15, …) or a TSV file.
+    /// A built-in sliding test set (korf100, deepcubea15, …) or a TSV file
+    /// (at most 256000000 bytes and 1000000 instances).
     #[arg(long)]
     testset: Option<String>,
     /// N random solvable boards, 1 to 1000000.
@@ -196,7 +198,7 @@ struct OracleArgs {
     /// Keep duplicate states in the beam (EfficientCube's variant).
     #[arg(long)]
     no_dedup: bool,
-    /// Instances searched at once, each worker with its own network copy.
+    /// Instances searched at once, each worker with its own network copy. At most 4 per core of the machine (at least 8 are always allowed).
     #[arg(long, default_value = "1")]
     jobs: NonZeroUsize,
 }
@@ -266,7 +268,7 @@ struct ClassicalArgs {
     /// Depth limit (default: none for astar, greedy and ucs; 200 otherwise).
     #[arg(long)]
     max_depth: Option<usize>,
-    /// Instances searched at once, one thread each.
+    /// Instances searched at once, one thread each. At most 4 per core of the machine (at least 8 are always allowed).
     #[arg(long, default_value = "1")]
     jobs: NonZeroUsize,
     #[command(flatten)]
@@ -310,7 +312,7 @@ struct ParberryArgs {
     /// Seed of --random.
     #[arg(long)]
     seed: Option<u64>,
-    /// Boards solved at once, one thread each.
+    /// Boards solved at once, one thread each. At most 4 per core of the machine (at least 8 are always allowed).
     #[arg(long, default_value = "1")]
     jobs: NonZeroUsize,
     #[command(flatten)]

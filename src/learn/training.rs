@@ -406,8 +406,11 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
             state.snapshot_step = Some(state.step);
         }
         if state.step.is_multiple_of(cfg.train.checkpoint_every) || last {
-            save_checkpoint(&ckpt_dir, &model, &optim, &state, &snapshot)?;
+            // meta.json first: a leg killed between the two writes leaves
+            // a history that reaches past the newest checkpoint, which a
+            // resume accepts, never one that stops short of it.
             meta.write(&dir, &state, false)?;
+            save_checkpoint(&ckpt_dir, &model, &optim, &state, &snapshot)?;
             if let Some(new_run) = pending.take() {
                 new_run.settle()?;
             }
@@ -418,6 +421,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     drop(stream);
 
     if stopped_early {
+        meta.write(&dir, &state, false)?;
         save_checkpoint(&ckpt_dir, &model, &optim, &state, &snapshot)?;
         if let Some(new_run) = pending.take() {
             new_run.settle()?;

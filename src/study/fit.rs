@@ -178,8 +178,9 @@ fn solve_small(mut a: [[f64; 3]; 3], mut b: [f64; 3], m: usize) -> Option<[f64; 
         b.swap(col, pivot);
         for row in col + 1..m {
             let f = a[row][col] / a[col][col];
-            for k in col..m {
-                a[row][k] -= f * a[col][k];
+            let pivot_row = a[col];
+            for (v, p) in a[row].iter_mut().zip(pivot_row).take(m).skip(col) {
+                *v -= f * p;
             }
             b[row] -= f * b[col];
         }

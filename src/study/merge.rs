@@ -99,7 +99,7 @@ fn fit_all(study: &Study, table: &std::path::Path) -> Result<Option<PathBuf>, St
         let l = f.law;
         rows.push(Row {
             target: "held_out_loss".into(),
-            against: "N,D",
+            against: "N+D",
             width: 0,
             fit: f,
             ci: fit::bootstrap(&pn, Some(&pd), &pl, RESAMPLES, seed),
@@ -126,7 +126,7 @@ fn fit_all(study: &Study, table: &std::path::Path) -> Result<Option<PathBuf>, St
             let l = f.law;
             rows.push(Row {
                 target: "mean_length".into(),
-                against: "N,D",
+                against: "N+D",
                 width: w,
                 fit: f,
                 ci: fit::bootstrap(&wn, Some(&wd), &wl, RESAMPLES, seed),

@@ -57,7 +57,7 @@ pub enum StudyError {
         /// The point.
         point: String,
         /// The rule broken.
-        source: ConfigError,
+        source: Box<ConfigError>,
     },
     /// Training a point failed.
     #[error("training point {point}")]
@@ -65,7 +65,7 @@ pub enum StudyError {
         /// The point.
         point: String,
         /// Why.
-        source: LearnError,
+        source: Box<LearnError>,
     },
     /// Solving with a point's oracle failed.
     #[error("evaluating point {point}")]
@@ -73,7 +73,7 @@ pub enum StudyError {
         /// The point.
         point: String,
         /// Why.
-        source: SolveError,
+        source: Box<SolveError>,
     },
     /// A table could not be read or written.
     #[error(transparent)]
@@ -210,7 +210,8 @@ impl Study {
             return Err(bad("give exactly one of eval.testset and eval.random".into()));
         }
         let out_dir = s.out_dir.clone().unwrap_or_else(|| base.run.out_dir.clone()).join(&s.name);
-        let puzzle = base.puzzle().map_err(|source| StudyError::Config { point: "base".into(), source })?;
+        let puzzle =
+            base.puzzle().map_err(|source| StudyError::Config { point: "base".into(), source: Box::new(source) })?;
         let mut points = Vec::with_capacity(size);
         for hidden in &s.hidden {
             for &b in &blocks {
@@ -232,7 +233,8 @@ impl Study {
                         cfg.train.steps = None;
                         cfg.run.name.clone_from(&name);
                         cfg.run.out_dir.clone_from(&out_dir);
-                        cfg.validate().map_err(|source| StudyError::Config { point: name.clone(), source })?;
+                        cfg.validate()
+                            .map_err(|source| StudyError::Config { point: name.clone(), source: Box::new(source) })?;
                         points.push(Point { name, config: cfg, parameters: n, samples });
                     }
                 }
@@ -323,7 +325,7 @@ pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointSt
     if dir.join(POINT_FILE).is_file() {
         return Ok(PointState::Skipped);
     }
-    let train_err = |source| StudyError::Train { point: point.name.clone(), source };
+    let train_err = |source| StudyError::Train { point: point.name.clone(), source: Box::new(source) };
     let existing = if dir.join("checkpoints").is_dir() { Existing::Resume } else { Existing::Refuse };
     let opts = TrainOptions {
         existing,
@@ -341,7 +343,7 @@ pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointSt
     let input = match (&eval.testset, eval.random) {
         (Some(t), _) => Input::TestSet(t.clone()),
         (None, n) => Input::random(n.unwrap_or(1), eval.seed)
-            .map_err(|source| StudyError::Solve { point: point.name.clone(), source })?,
+            .map_err(|source| StudyError::Solve { point: point.name.clone(), source: Box::new(source) })?,
     };
     let widths: Vec<usize> = eval.beam_log2.iter().map(|&k| 1usize << k).collect();
     let opts = SolveOptions {
@@ -364,7 +366,8 @@ pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointSt
         symmetry: 1,
         kind: None,
     };
-    let solved = solve::run(&opts).map_err(|source| StudyError::Solve { point: point.name.clone(), source })?;
+    let solved = solve::run(&opts)
+        .map_err(|source| StudyError::Solve { point: point.name.clone(), source: Box::new(source) })?;
     let cols = ["width", "instances", "solved_pct", "mean_length", "optimal_pct", "mean_forwards", "mean_elapsed_s"];
     let s = read_columns(&solved.join("summary.csv"), &cols)?;
     let rows = s[0].len();

@@ -1,7 +1,7 @@
 //! Korf's optimal solver: coordinates and move tables against the sticker
 //! model, the pattern-database BFS against a plain queue BFS, and the full
 //! databases of both metrics (built in about 10 s a metric on two cores, or
-//! loaded from the cache, `cube_oracle::heuristics::store::cache_dir`): Korf's published
+//! loaded from the tests' cache, `common::pdb_cache`, never the user's): Korf's published
 //! corner mean, the corner distributions' deepest levels against the OEIS
 //! 2×2×2 counts, admissibility on every state near solved, and optimal
 //! solutions for random scrambles whose distance a BFS knows. Set
@@ -284,8 +284,7 @@ fn solver(metric: Metric) -> &'static KorfSolver {
     static HTM: OnceLock<KorfSolver> = OnceLock::new();
     let cell = if metric == Metric::Qtm { &QTM } else { &HTM };
     cell.get_or_init(|| {
-        KorfSolver::load_or_build(metric, cube_oracle::heuristics::store::cache_dir().as_deref())
-            .expect("pattern databases")
+        KorfSolver::load_or_build(metric, Some(crate::common::pdb_cache().as_path())).expect("pattern databases")
     })
 }
 

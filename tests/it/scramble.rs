@@ -1,6 +1,6 @@
 //! Scramble generator tests: pruning rules checked independently over 10^6
 //! moves (for both walk kinds), label balance by a chi-square test,
-//! determinism and streams. Walk kinds in depth: `tests/walks.rs`.
+//! determinism and streams. Walk kinds in depth: `tests/it/walks.rs`.
 
 use cube_oracle::cube3::{Cube3, Cube3Puzzle, Metric, Turn};
 use cube_oracle::puzzle::Puzzle;

@@ -16,10 +16,8 @@ use cube_oracle::search::{BeamConfig, DistanceTable, Oracle, OracleError, Oracle
 use cube_oracle::sliding::{Board, Goal, Sliding};
 use cube_oracle::solve::boards;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-mod common;
-use common::{column, replayed_sweep};
+use crate::common::{column, replayed_sweep};
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("cube-oracle-kinds-{name}-{}", std::process::id()));
@@ -176,7 +174,7 @@ fn a_resumed_q_or_value_run_reproduces_the_uninterrupted_one() {
 }
 
 fn cli(bin: &str, args: &[&str], dir: &Path) -> (i32, String) {
-    let o = Command::new(bin).args(args).current_dir(dir).output().unwrap();
+    let o = crate::common::command(bin).args(args).current_dir(dir).output().unwrap();
     (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stderr).to_string())
 }
 
@@ -208,7 +206,7 @@ fn mixed_kinds_are_refused_naming_key_and_value() {
         assert_eq!(code, 1, "{want}: {err}");
         assert!(err.contains(want), "expected {want:?} in {err}");
     }
-    // A Q run, then solve asking for another kind, and --exact, refused.
+    // A Q run, then solve asking for another kind, and an unknown kind, refused.
     std::fs::write(dir.join("q.toml"), with("kind = \"q-distance\"")).unwrap();
     let (code, err) = cli(train, &["--config", "q.toml", "--no-progress"], &dir);
     assert_eq!(code, 0, "{err}");
@@ -218,10 +216,12 @@ fn mixed_kinds_are_refused_naming_key_and_value() {
     assert!(err.contains("--kind value") && err.contains("model.kind = \"q-distance\""), "{err}");
     let (code, err) =
         cli(solve, &["--run", "runs/q", "--random", "2", "--beam-width", "8", "--kind", "policies"], &dir);
-    assert!(code == 1 && err.contains("unknown oracle kind \"policies\""), "{err}");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("invalid value 'policies' for '--kind <KIND>'"), "{err}");
+    assert!(err.contains("[possible values: policy, q-distance, value]"), "{err}");
     // The exact-truth report takes a Q run: its estimate of d(s) per true
     // distance beside the Boltzmann policy's columns.
-    let args = ["--run", "runs/q", "--exact", "--random", "20", "--beam-width", "8", "--label", "e"];
+    let args = ["exact", "--run", "runs/q", "--random", "20", "--beam-width", "8", "--label", "e"];
     let (code, err) = cli(solve, &args, &dir);
     assert_eq!(code, 0, "{err}");
     let exact = dir.join("runs/q/solve/e/exact.csv");

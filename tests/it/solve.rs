@@ -12,7 +12,6 @@ use cube_oracle::rundir::Existing;
 use cube_oracle::search::{BeamConfig, beam_search};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 /// A model trained once per test process on walks of depth 1..=3.
@@ -73,7 +72,7 @@ fn every_cube_within_three_quarter_turns_is_solved_and_verified() {
 }
 
 fn solve_cli(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_solve")).args(args).output().unwrap();
+    let o = crate::common::command(env!("CARGO_BIN_EXE_solve")).args(args).output().unwrap();
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).to_string(),
@@ -141,15 +140,11 @@ fn cli_rejects_bad_input_with_specific_messages() {
         (vec!["--run", "Cargo.toml", "--scramble", "R"], "Cargo.toml is not a run directory: it is a file"),
         (vec!["--run", &run, "--scramble", "R", "--label", "../checkpoints"], "is not a folder name"),
         (
-            vec!["--method", "astar", "--puzzle", "puzzle8", "--board", "-1 2 3 / 4 5 6 / 7 8 0"],
+            vec!["classical", "astar", "--puzzle", "puzzle8", "--board", "-1 2 3 / 4 5 6 / 7 8 0"],
             "tile -1 is out of range",
         ),
         (
-            vec!["--method", "astar", "--puzzle", "puzzle18446744073709551615", "--board", "1 2 3 / 4 5 6 / 7 8 0"],
-            "expected cube3, cube2, or puzzleN",
-        ),
-        (
-            vec!["--method", "astar", "--puzzle", "puzzle8", "--heuristic", "4294967295*manhattan", "--random", "1"],
+            vec!["classical", "astar", "--puzzle", "puzzle8", "--heuristic", "4294967295*manhattan", "--random", "1"],
             "above the largest weight, 1000",
         ),
         (vec!["--run", &run, "--testset", "missing.tsv"], "neither a built-in set"),
@@ -158,10 +153,6 @@ fn cli_rejects_bad_input_with_specific_messages() {
         (vec!["--run", &run, "--scramble", "R", "--beam-log2", "10..7"], "range is empty"),
         (vec!["--run", &run, "--scramble", "R", "--metric", "htm"], "trained in qtm"),
         (vec!["--run", &run, "--scramble", "R", "--device", "gpu"], "needs a binary built with `--features gpu`"),
-        (
-            vec!["--method", "astar", "--puzzle", "puzzle8", "--board", "1 2 3 / 4 5 6 / 7 8 0", "--device", "cpu"],
-            "--device applies to beam search",
-        ),
         (
             vec!["--run", &run, "--scramble", "R", "--checkpoint", junk.to_str().unwrap()],
             "not a cube-oracle checkpoint",
@@ -173,10 +164,25 @@ fn cli_rejects_bad_input_with_specific_messages() {
         assert!(err.contains(expected), "{args:?}: expected `{expected}` in {err}");
         assert!(!err.contains("panicked"), "{err}");
     }
-    // Argument-level errors come from clap, with its exit status 2.
-    let (code, _, err) = solve_cli(&["--run", &run, "--scramble", "R", "--jobs", "0"]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("invalid value '0' for '--jobs"), "{err}");
+    // Argument-level errors come from clap, with its exit status 2: a bad
+    // value, an unknown puzzle, and a flag of another mode.
+    let parse_errors: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--run", &run, "--scramble", "R", "--jobs", "0"], "invalid value '0' for '--jobs"),
+        (
+            vec!["classical", "astar", "--puzzle", "puzzle18446744073709551615", "--board", "1 2 3 / 4 5 6 / 7 8 0"],
+            "expected cube3, cube2, or puzzleN",
+        ),
+        (
+            vec!["classical", "astar", "--puzzle", "puzzle8", "--board", "1 2 3 / 4 5 6 / 7 8 0", "--device", "cpu"],
+            "unexpected argument '--device'",
+        ),
+    ];
+    for (args, expected) in parse_errors {
+        let (code, _, err) = solve_cli(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: expected `{expected}` in {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
     std::fs::remove_file(junk).unwrap();
 }
 
@@ -188,12 +194,24 @@ fn without_run_the_shipped_default_oracle_solves_a_deepcubea_cube() {
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("data/cube3-deepcubea-test-1000.tsv"))
             .unwrap();
     let facelets = text.lines().nth(1).unwrap().split('\t').nth(1).unwrap().to_string();
-    let label = format!("test-default-run-{}", std::process::id());
-    let (code, out, err) = solve_cli(&["--facelets", &facelets, "--label", &label]);
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("runs/cube3-q-long/solve").join(&label);
-    let _ = std::fs::remove_dir_all(&dir);
+    // As a user in the repository's root gets it (`runs/cube3-q-long` in the
+    // working directory), in a copy: nothing is written into the repository.
+    let cwd = std::env::temp_dir().join(format!("cube-oracle-solve-default-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cwd);
+    crate::common::shipped_run_copy("cube3-q-long", &cwd);
+    let o = crate::common::command(env!("CARGO_BIN_EXE_solve"))
+        .args(["--facelets", &facelets, "--label", "default"])
+        .current_dir(&cwd)
+        .output()
+        .unwrap();
+    let (code, out, err) =
+        (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    let written = cwd.join("runs/cube3-q-long/solve/default/instances.csv");
+    let heuristic = written.exists().then(|| crate::common::column(&written, "heuristic"));
+    let _ = std::fs::remove_dir_all(&cwd);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("width 1024:") && out.contains("HTM; verified"), "{out}");
+    assert_eq!(heuristic, Some(vec!["oracle:cube3-q-long".to_string()]), "the shipped run solved it");
 }
 
 #[test]

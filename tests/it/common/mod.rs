@@ -1,16 +1,70 @@
 //! Helpers shared by the integration tests: reading one column of a CSV the
 //! binaries wrote, a replayed beam-search sweep over 8-puzzle boards
 //! held against the exact BFS distance, and the size of the sticks game
-//! tree. Each test crate compiles this module
-//! and uses a subset of it, hence the `dead_code` allowance.
-#![allow(dead_code)]
+//! tree; the pattern-database cache the tests use and the `Command` that
+//! points the binaries at it.
 
 use cube_oracle::puzzle::Puzzle;
 use cube_oracle::search::{BeamConfig, DistanceTable, Oracle, beam_search};
 use cube_oracle::sliding::Sliding;
 use cube_oracle::solve::boards::BoardInstance;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The pattern-database cache of the tests: a fixed folder under the
+/// system's temporary directory, so that a table is built once per machine
+/// and shared by the tests (the files are written atomically), and the
+/// user's cache (`~/.cache/cube-oracle`) is never written.
+pub fn pdb_cache() -> PathBuf {
+    let dir = std::env::temp_dir().join("cube-oracle-tests-pdb-cache");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    dir
+}
+
+/// A `Command` for one of the crate's binaries (`env!("CARGO_BIN_EXE_…")`)
+/// with `CUBE_ORACLE_CACHE` set to [`pdb_cache`].
+pub fn command(exe: &str) -> Command {
+    let mut cmd = Command::new(exe);
+    cmd.env("CUBE_ORACLE_CACHE", pdb_cache());
+    cmd
+}
+
+/// A copy of the shipped run `runs/<name>` (all but its `solve/` results)
+/// at `parent/runs/<name>`, for the binaries to solve with: `solve` holds a
+/// lock beside the run it reads (`runs/.<name>.lock`), and the tests write
+/// nothing into the repository's `runs/`.
+pub fn shipped_run_copy(name: &str, parent: &Path) -> PathBuf {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
+        for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
+            let entry = entry.unwrap();
+            let (src, dst) = (entry.path(), to.join(entry.file_name()));
+            if entry.file_type().unwrap().is_dir() {
+                copy(&src, &dst);
+            } else {
+                std::fs::copy(&src, &dst).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+            }
+        }
+    }
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("runs").join(name);
+    let to = parent.join("runs").join(name);
+    let _ = std::fs::remove_dir_all(&to);
+    for entry in std::fs::read_dir(&from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
+        let entry = entry.unwrap();
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_name() == "solve" {
+            continue;
+        }
+        if entry.file_type().unwrap().is_dir() {
+            copy(&src, &dst);
+        } else {
+            std::fs::create_dir_all(&to).unwrap();
+            std::fs::copy(&src, &dst).unwrap_or_else(|e| panic!("{}: {e}", src.display()));
+        }
+    }
+    to
+}
 
 /// Column `name` of a CSV file, as strings (surrounding quotes removed).
 pub fn column(path: &Path, name: &str) -> Vec<String> {

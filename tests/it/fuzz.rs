@@ -8,7 +8,7 @@
 //!
 //! CI runs a bounded number of cases per property (seconds in all). A long
 //! run, whose counts are recorded in `benches/results/fuzz-*.txt`:
-//! `CUBE_ORACLE_FUZZ_CASES=1000000 cargo test --release --test fuzz -- --nocapture --test-threads 1`.
+//! `CUBE_ORACLE_FUZZ_CASES=1000000 cargo test --release --test it fuzz:: -- --nocapture --test-threads 1`.
 
 use cube_oracle::cube2::{self, Cube2};
 use cube_oracle::cube3::{Cube3, facelets, notation};
@@ -375,8 +375,8 @@ fn config_mutations() {
 #[test]
 fn test_set_tsvs() {
     let cubes: String =
-        include_str!("../data/cube3-deepcubea-test-1000.tsv").lines().take(6).collect::<Vec<_>>().join("\n");
-    let boards: String = include_str!("../data/puzzle15-korf100.tsv").lines().take(6).collect::<Vec<_>>().join("\n");
+        include_str!("../../data/cube3-deepcubea-test-1000.tsv").lines().take(6).collect::<Vec<_>>().join("\n");
+    let boards: String = include_str!("../../data/puzzle15-korf100.tsv").lines().take(6).collect::<Vec<_>>().join("\n");
     let strategy = (prop::bool::ANY, edits());
     fuzz("test-set-tsvs", 2000, 7, strategy, |(cube, edits)| {
         let bytes = apply(if cube { &cubes } else { &boards }, &edits);
@@ -575,7 +575,7 @@ fn grids_and_parberry_names() {
         }
         Err(_) => false,
     });
-    // Puzzle names and goals of `solve --method parberry`.
+    // Puzzle names and goals of `solve parberry`.
     let names = prop_oneof![
         (0u64..300, -1i64..=1).prop_map(|(n, d)| format!("puzzle{}", (n * n) as i64 - 1 + d)),
         (0u64..70_000).prop_map(|t| format!("puzzle{t}")),
@@ -667,7 +667,7 @@ fn walk_kinds_and_depths() {
 }
 
 // ---------------------------------------------------------------------------
-// `solve`'s numeric arguments: `--random` and `--runs` (instance counts),
+// `solve`'s numeric arguments: `--random` and `--trials` (instance counts),
 // `--max-time-s`, `--jobs`, and the shortening of values in messages. Any
 // value gives a value within the stated bound or a one-line `Err` that
 // names the flag and the bound, never a panic; shown values stay short.
@@ -695,7 +695,7 @@ fn solve_numeric_arguments() {
     let strategy = (count, seconds, jobs, text, any::<u64>());
     fuzz("solve-numeric-arguments", 3000, 35, strategy, |(n, t, j, text, seed)| {
         let mut ok = false;
-        for flag in ["--random", "--runs"] {
+        for flag in ["--random", "--trials"] {
             match bounds::instance_count(flag, n) {
                 Ok(k) => {
                     assert!((1..=MAX_INSTANCES).contains(&k) && k as u64 == n, "{flag} {n} gave {k}");

@@ -196,7 +196,7 @@ fn bad_partitions_and_asymmetric_goals_are_refused() {
 #[test]
 fn deepcubea_15_puzzles_admissible_and_solved_optimally() {
     let p = Sliding::new(4, Goal::BlankLast).unwrap();
-    let set = tsv(include_str!("../data/puzzle15-deepcubea-test-500.tsv"));
+    let set = tsv(include_str!("../../data/puzzle15-deepcubea-test-500.tsv"));
     assert_eq!(set.len(), 500);
     let h555 = AdditivePdb::new(&p, "5-5-5", true, None).unwrap();
     let h663 = AdditivePdb::new(&p, "6-6-3", true, None).unwrap();
@@ -226,7 +226,7 @@ fn deepcubea_15_puzzles_admissible_and_solved_optimally() {
 fn korf_first_ten_with_5_5_5() {
     let p = Sliding::new(4, Goal::BlankFirst).unwrap();
     let h = AdditivePdb::new(&p, "5-5-5", true, None).unwrap();
-    for (id, tiles, optimal) in tsv(include_str!("../data/puzzle15-korf100.tsv")).iter().take(10) {
+    for (id, tiles, optimal) in tsv(include_str!("../../data/puzzle15-korf100.tsv")).iter().take(10) {
         let b = p.board(tiles).unwrap();
         assert!(h.estimate(&p, &b) as usize <= *optimal);
         let out = ida_star(&p, &h, &b, Limits::default(), 90);

@@ -354,7 +354,7 @@ fn bad_values_are_refused_with_the_key_named() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bad.toml");
     std::fs::write(&path, with_data(&base, "walk = \"zigzag\"")).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_train"))
+    let o = crate::common::command(env!("CARGO_BIN_EXE_train"))
         .args(["--config", path.to_str().unwrap(), "--no-progress"])
         .current_dir(&dir)
         .output()

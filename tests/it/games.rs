@@ -10,8 +10,7 @@
 //! minimax, every method stopped one position short, iterative deepening
 //! keeping its finished iterations).
 
-mod common;
-use common::sticks_tree;
+use crate::common::sticks_tree;
 use cube_oracle::games::pacman::{Dir, Eval, Layout, Outcome, Pacman, SCARED_TIME};
 use cube_oracle::games::sticks::{Sticks, Take, mover_loses};
 use cube_oracle::games::tictactoe::{Cell, TicTacToe};

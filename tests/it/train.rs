@@ -8,8 +8,7 @@ use cube_oracle::rundir::Existing;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
-use common::column;
+use crate::common::column;
 
 fn smoke(out: &Path, name: &str) -> TrainConfig {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml");
@@ -152,7 +151,7 @@ fn resuming_gives_the_same_metrics_as_an_uninterrupted_run() {
 }
 
 fn train_cli(args: &[&str], dir: &Path) -> (i32, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_train")).args(args).current_dir(dir).output().unwrap();
+    let o = crate::common::command(env!("CARGO_BIN_EXE_train")).args(args).current_dir(dir).output().unwrap();
     (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stderr).to_string())
 }
 
@@ -259,7 +258,7 @@ fn exported_weights_solve_the_same_but_never_resume() {
 
     // Both directories give the same search result.
     let solve = |run: &str| {
-        let o = Command::new(env!("CARGO_BIN_EXE_solve"))
+        let o = crate::common::command(env!("CARGO_BIN_EXE_solve"))
             .args(["--run", run, "--scramble", "R U F' L", "--beam-log2", "4", "--max-depth", "8", "--label", "x"])
             .current_dir(&dir)
             .output()
@@ -305,7 +304,7 @@ fn ctrl_c_writes_a_checkpoint_and_the_run_resumes() {
     let long = dir.join("long.toml");
     std::fs::write(&long, base.replace("steps = 40", "steps = 1000000").replace("name = \"smoke\"", "name = \"long\""))
         .unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_train"))
+    let child = crate::common::command(env!("CARGO_BIN_EXE_train"))
         .args(["--config", long.to_str().unwrap(), "--no-progress"])
         .current_dir(&dir)
         .stdout(std::process::Stdio::null())

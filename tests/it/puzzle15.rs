@@ -17,7 +17,6 @@ use cube_oracle::search::{BeamConfig, Limits, beam_search, ida_star};
 use cube_oracle::sliding::{Board, Goal, Sliding};
 use cube_oracle::solve::{boards, default_max_depth};
 use std::path::Path;
-use std::process::Command;
 
 #[test]
 fn a_trained_15_puzzle_oracle_solves_shallow_scrambles() {
@@ -69,7 +68,7 @@ fn a_trained_15_puzzle_oracle_solves_shallow_scrambles() {
     // library's beam search (both deterministic).
     let set = out.join("shallow.tsv");
     std::fs::write(&set, tsv).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_solve"))
+    let o = crate::common::command(env!("CARGO_BIN_EXE_solve"))
         .args(["--run", run.to_str().unwrap(), "--testset", set.to_str().unwrap(), "--beam-width", "64"])
         .args(["--max-depth", "48", "--out", out.to_str().unwrap(), "--label", "set"])
         .output()

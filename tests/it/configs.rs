@@ -1,5 +1,6 @@
-//! The shipped configs: every file under `configs/` loads against the typed
-//! schema (unknown keys are errors), and the model-size study changes the
+//! The shipped configs: every training config under `configs/` loads
+//! against the typed schema (unknown keys are errors), every study file
+//! under `configs/study/` loads with its grid, and the model-size study changes the
 //! network and the run name only, with sizes strictly increasing, and each
 //! Q-distance or value config differs from its policy twin in the kind only;
 //! the long Q run is reference v2 with more samples and bf16 products.
@@ -21,11 +22,20 @@ fn toml_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn every_shipped_config_loads() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
     let mut files = Vec::new();
-    toml_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("configs"), &mut files);
-    assert!(files.len() >= 9, "{files:?}");
-    for f in &files {
+    toml_files(&root, &mut files);
+    // `configs/study/` holds study files (`study --config`), a grid over a
+    // training config, not training configs.
+    let (studies, configs): (Vec<PathBuf>, Vec<PathBuf>) =
+        files.into_iter().partition(|f| f.starts_with(root.join("study")));
+    assert!(configs.len() >= 9, "{configs:?}");
+    for f in &configs {
         TrainConfig::load(f).unwrap_or_else(|e| panic!("{}: {e:#}", f.display()));
+    }
+    for f in &studies {
+        let study = cube_oracle::study::Study::load(f).unwrap_or_else(|e| panic!("{}: {e:#}", f.display()));
+        assert!(!study.points.is_empty(), "{}", f.display());
     }
 }
 

@@ -5,8 +5,8 @@
 //! within the leading term 5n³ of Parberry's worst-case bound (also on
 //! boards built to be far from the goal); the exact 3×3 stage matches
 //! IDA*'s optimal length; the grid model agrees with `Board` for n ≤ 8;
-//! unsolvable and malformed boards are refused; and `solve --method
-//! parberry` end to end (random 15-puzzles, a 10×10, Korf's blank-first
+//! unsolvable and malformed boards are refused; and `solve parberry`
+//! end to end (random 15-puzzles, a 10×10, Korf's blank-first
 //! set, bad input).
 
 use cube_oracle::heuristics::Heuristic;
@@ -21,7 +21,6 @@ use rand::rngs::ChaCha8Rng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 fn solver() -> &'static Parberry {
@@ -326,7 +325,7 @@ fn out_root(tag: &str) -> PathBuf {
 }
 
 fn solve(args: &[&str], out: &Path) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_solve")).args(args).arg("--out").arg(out).output().unwrap();
+    let o = crate::common::command(env!("CARGO_BIN_EXE_solve")).args(args).arg("--out").arg(out).output().unwrap();
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).to_string(),
@@ -350,8 +349,7 @@ fn moves_of(solution: &str) -> Vec<MoveId> {
 #[test]
 fn cli_solves_random_15_puzzles_and_a_10x10_with_replayed_solutions() {
     let out = out_root("random");
-    let (code, stdout, err) =
-        solve(&["--puzzle", "puzzle15", "--method", "parberry", "--random", "5", "--seed", "1"], &out);
+    let (code, stdout, err) = solve(&["parberry", "--puzzle", "puzzle15", "--random", "5", "--seed", "1"], &out);
     assert_eq!(code, 0, "{err}");
     assert!(stdout.contains("5 instances, all solved and verified"), "{stdout}");
     let dir = out.join("puzzle15-random-5-seed1-parberry");
@@ -374,7 +372,7 @@ fn cli_solves_random_15_puzzles_and_a_10x10_with_replayed_solutions() {
     }
     assert!(dir.join("summary.csv").exists());
 
-    let (code, _, err) = solve(&["--puzzle", "puzzle99", "--method", "parberry", "--random", "2", "--seed", "3"], &out);
+    let (code, _, err) = solve(&["parberry", "--puzzle", "puzzle99", "--random", "2", "--seed", "3"], &out);
     assert_eq!(code, 0, "{err}");
     for row in rows(&out.join("puzzle99-random-2-seed3-parberry/instances.csv")) {
         let g: Grid = row["board"].parse().unwrap();
@@ -387,7 +385,7 @@ fn cli_solves_random_15_puzzles_and_a_10x10_with_replayed_solutions() {
 #[test]
 fn cli_solves_korf_blank_first_set_and_single_boards() {
     let out = out_root("korf");
-    let (code, stdout, err) = solve(&["--puzzle", "puzzle15", "--method", "parberry", "--testset", "korf100-10"], &out);
+    let (code, stdout, err) = solve(&["parberry", "--puzzle", "puzzle15", "--testset", "korf100-10"], &out);
     assert_eq!(code, 0, "{err}");
     assert!(stdout.contains("× optimal"), "{stdout}");
     let goal = Grid::goal(4).unwrap().half_turn();
@@ -401,7 +399,7 @@ fn cli_solves_korf_blank_first_set_and_single_boards() {
     }
     // One 8-puzzle board, width from the count: the optimal solution.
     let board = "2 3 0 / 1 8 6 / 5 7 4";
-    let (code, stdout, err) = solve(&["--method", "parberry", "--board", board], &out);
+    let (code, stdout, err) = solve(&["parberry", "--board", board], &out);
     assert_eq!(code, 0, "{err}");
     let d = optimal_8_puzzle(&board.parse().unwrap());
     assert!(stdout.contains(&format!("({d} moves; verified)")), "{stdout}");
@@ -411,7 +409,16 @@ fn cli_solves_korf_blank_first_set_and_single_boards() {
 #[test]
 fn cli_refuses_bad_input_with_a_message() {
     let out = out_root("bad");
-    for (args, needle) in [
+    // Refused by the parser (exit status 2): flags of other modes.
+    let parse_errors = [
+        (
+            vec!["--puzzle", "puzzle15", "--random", "1", "--heuristic", "manhattan"],
+            "unexpected argument '--heuristic'",
+        ),
+        (vec!["--puzzle", "puzzle15", "--facelets", "x"], "unexpected argument '--facelets'"),
+    ];
+    // Refused by the library (exit status 1) with the rule broken.
+    for (args, needle, status) in [
         (vec!["--puzzle", "puzzle10", "--random", "1"], "10 is not n²−1"),
         (vec!["--puzzle", "puzzle66563", "--random", "1"], "width 258 is out of range 2..=256"),
         (vec!["--puzzle", "puzzle99999999999999999999999", "--random", "1"], "--puzzle puzzle99999999999999999999999"),
@@ -420,15 +427,18 @@ fn cli_refuses_bad_input_with_a_message() {
         (vec!["--puzzle", "puzzle8", "--board", "1 2 3 / 4 5 6 / 8 7 0"], "unsolvable"),
         (vec!["--puzzle", "puzzle15", "--board", "1 2 3 / 4 5 6 / 7 8 0"], "expected 16 tiles"),
         (vec!["--puzzle", "puzzle15", "--random", "1", "--goal", "snail"], "--goal snail"),
-        (vec!["--puzzle", "puzzle15", "--random", "1", "--heuristic", "manhattan"], "--heuristic"),
         (vec!["--puzzle", "puzzle99", "--testset", "korf100"], "test sets exist for boards up to 8×8"),
-        (vec!["--puzzle", "puzzle15", "--facelets", "x"], "describe cubes"),
-    ] {
-        let mut all = vec!["--method", "parberry"];
+    ]
+    .into_iter()
+    .map(|(args, needle)| (args, needle, 1))
+    .chain(parse_errors.into_iter().map(|(args, needle)| (args, needle, 2)))
+    {
+        let mut all = vec!["parberry"];
         all.extend(&args);
         let (code, _, err) = solve(&all, &out);
-        assert_eq!(code, 1, "{args:?}: {err}");
+        assert_eq!(code, status, "{args:?}: {err}");
         assert!(err.contains(needle) && !err.contains("panicked"), "{args:?}: {err}");
     }
+    assert!(!out.exists(), "nothing is written for a refused request");
     let _ = std::fs::remove_dir_all(&out);
 }

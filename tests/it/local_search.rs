@@ -21,10 +21,8 @@ use cube_oracle::local::{
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-mod common;
-use common::column;
+use crate::common::column;
 
 fn queens(n: u64) -> Queens {
     Queens::new(n).unwrap()
@@ -320,7 +318,7 @@ fn out_root(tag: &str) -> PathBuf {
 }
 
 fn solve(args: &[&str], out: &Path) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_solve")).args(args).arg("--out").arg(out).output().unwrap();
+    let o = crate::common::command(env!("CARGO_BIN_EXE_solve")).args(args).arg("--out").arg(out).output().unwrap();
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).into(),
@@ -333,18 +331,22 @@ fn numbers(path: &Path, name: &str) -> Vec<f64> {
 }
 
 #[test]
-fn cli_writes_consistent_runs_and_summary_and_replays_a_seed() {
+fn cli_writes_consistent_trials_and_summary_and_replays_a_seed() {
     let out = out_root("cli");
-    let args = ["--puzzle", "queens8", "--method", "hill-climbing", "--runs", "200", "--seed", "1", "--label", "a"];
+    let args = ["local", "hill-climbing", "--problem", "queens8", "--trials", "200", "--seed", "1", "--label", "a"];
     let (code, stdout, err) = solve(&args, &out);
     assert_eq!(code, 0, "{err}");
-    assert!(stdout.contains("queens8 hill-climbing") && stdout.contains("200 runs"), "{stdout}");
+    assert!(stdout.contains("queens8 hill-climbing") && stdout.contains("200 trials"), "{stdout}");
     let dir = out.join("a");
-    let (runs, summary) = (dir.join("runs.csv"), dir.join("summary.csv"));
-    assert_eq!(numbers(&runs, "seed"), (1..=200).map(f64::from).collect::<Vec<_>>());
-    let success: Vec<bool> = column(&runs, "success").iter().map(|v| v == "true").collect();
-    let steps = numbers(&runs, "steps");
-    let cost = numbers(&runs, "final_cost");
+    let (trials, summary) = (dir.join("trials.csv"), dir.join("summary.csv"));
+    assert_eq!(numbers(&trials, "trial"), (0..200).map(f64::from).collect::<Vec<_>>());
+    assert_eq!(numbers(&trials, "seed"), (1..=200).map(f64::from).collect::<Vec<_>>());
+    assert_eq!(column(&trials, "problem"), vec!["queens8"; 200]);
+    assert_eq!(column(&summary, "problem"), ["queens8"]);
+    assert_eq!(numbers(&summary, "trials"), [200.0]);
+    let success: Vec<bool> = column(&trials, "success").iter().map(|v| v == "true").collect();
+    let steps = numbers(&trials, "steps");
+    let cost = numbers(&trials, "final_cost");
     assert!(success.iter().zip(&cost).all(|(&s, &c)| s == (c == 0.0)));
     let k = success.iter().filter(|&&s| s).count();
     assert_eq!(numbers(&summary, "successes"), [k as f64]);
@@ -353,27 +355,27 @@ fn cli_writes_consistent_runs_and_summary_and_replays_a_seed() {
     assert!((numbers(&summary, "mean_steps_success")[0] - mean_success).abs() < 1e-9);
     let (lo, hi) = (numbers(&summary, "success_low")[0], numbers(&summary, "success_high")[0]);
     assert!(lo < k as f64 / 200.0 && k as f64 / 200.0 < hi);
-    // 200 runs at p = 0.14: 28 ± 4σ (σ ≈ 4.9).
+    // 200 trials at p = 0.14: 28 ± 4σ (σ ≈ 4.9).
     assert!((9..=47).contains(&k), "{k} successes");
     for f in ["steps.png", "steps.svg"] {
         assert!(dir.join("plots").join(f).exists(), "{f}");
     }
-    // Run 5 (seed 6) again on its own: the same row.
+    // Trial 5 (seed 6) again on its own: the same row.
     let (code, stdout, err) =
-        solve(&["--puzzle", "queens8", "--method", "hill-climbing", "--runs", "1", "--seed", "6"], &out);
+        solve(&["local", "hill-climbing", "--problem", "queens8", "--trials", "1", "--seed", "6"], &out);
     assert_eq!(code, 0, "{err}");
     assert!(stdout.contains("seed 6: rows "), "{stdout}");
-    let one = out.join("queens8-hill-climbing-runs1-seed6/runs.csv");
+    let one = out.join("queens8-hill-climbing-trials1-seed6/trials.csv");
     let row = |p: &Path, i: usize| {
         std::fs::read_to_string(p).unwrap().lines().nth(1 + i).unwrap().split_once(',').unwrap().1.to_string()
     };
-    assert_eq!(row(&one, 0), row(&runs, 5));
+    assert_eq!(row(&one, 0), row(&trials, 5));
     // The same label again is refused, and replaced with --overwrite.
     let (code, _, err) = solve(&args, &out);
     assert_eq!(code, 1);
     assert!(err.contains("already exists"), "{err}");
     let mut again = args.to_vec();
-    again[3] = "annealing";
+    again[1] = "annealing";
     again.push("--overwrite");
     let (code, _, err) = solve(&again, &out);
     assert_eq!(code, 0, "{err}");
@@ -384,40 +386,51 @@ fn cli_writes_consistent_runs_and_summary_and_replays_a_seed() {
 #[test]
 fn cli_refuses_bad_requests_with_their_own_message() {
     let out = out_root("bad");
-    let q8 = ["--puzzle", "queens8", "--runs", "5"];
+    let hc = |problem: &'static str| vec!["local", "hill-climbing", "--problem", problem, "--trials", "5"];
+    let q8 = |method: &'static str| vec!["local", method, "--problem", "queens8", "--trials", "5"];
+    let with = |mut args: Vec<&'static str>, more: &[&'static str]| {
+        args.extend_from_slice(more);
+        args
+    };
+    // Refused by the library: exit status 1 and the rule broken.
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["--puzzle", "queens0", "--method", "hill-climbing", "--runs", "5"], "needs N >= 1"),
-        (
-            vec!["--puzzle", "queens2", "--method", "hill-climbing", "--runs", "5"],
-            "no placement of 2 non-attacking queens",
-        ),
-        (
-            vec!["--puzzle", "queens3", "--method", "hill-climbing", "--runs", "5"],
-            "no placement of 3 non-attacking queens",
-        ),
-        (
-            vec!["--puzzle", "queensx", "--method", "hill-climbing", "--runs", "5"],
-            "expected queens<N> with N a whole number",
-        ),
-        (vec!["--puzzle", "queens5000", "--method", "hill-climbing", "--runs", "5"], "at most 1000 queens"),
-        (vec!["--puzzle", "function-foo", "--method", "hill-climbing", "--runs", "5"], "function-comb"),
-        ([&q8[..], &["--method", "astar"]].concat(), "method `astar`: not a local-search method"),
-        (q8.to_vec(), "--method beam (the default)"),
-        ([&q8[..], &["--method", "hill-climbing", "--heuristic", "manhattan"]].concat(), "--heuristic does not apply"),
-        ([&q8[..], &["--method", "hill-climbing", "--beam-log2", "3"]].concat(), "--beam-log2 does not apply"),
-        ([&q8[..], &["--method", "hill-climbing", "--run", "runs/x"]].concat(), "--run does not apply"),
-        ([&q8[..], &["--method", "hill-climbing", "--temperature", "3"]].concat(), "--temperature applies to"),
-        ([&q8[..], &["--method", "annealing", "--max-sideways", "3"]].concat(), "--max-sideways applies to"),
-        ([&q8[..], &["--method", "annealing", "--cooling", "1.5"]].concat(), "cooling 1.5"),
-        ([&q8[..], &["--method", "annealing", "--temperature=-1"]].concat(), "temperature -1"),
-        ([&q8[..], &["--method", "annealing", "--max-steps", "0"]].concat(), "max-steps 0"),
-        (vec!["--puzzle", "queens8", "--method", "hill-climbing", "--runs", "0"], "give at least one run"),
-        (vec!["--puzzle", "puzzle8", "--runs", "5"], "--runs applies to local search"),
-        (vec!["--random", "3", "--max-sideways", "4"], "--max-sideways applies to local search"),
+        (hc("queens0"), "needs N >= 1"),
+        (hc("queens2"), "no placement of 2 non-attacking queens"),
+        (hc("queens3"), "no placement of 3 non-attacking queens"),
+        (hc("queensx"), "expected queens<N> with N a whole number"),
+        (hc("queens5000"), "at most 1000 queens"),
+        (hc("function-foo"), "function-comb"),
+        (with(q8("annealing"), &["--cooling", "1.5"]), "cooling 1.5"),
+        (with(q8("annealing"), &["--temperature=-1"]), "temperature -1"),
+        (with(q8("annealing"), &["--max-steps", "0"]), "max-steps 0"),
+        (vec!["local", "hill-climbing", "--problem", "queens8", "--trials", "0"], "--trials 0: expected 1 to 1000000"),
     ];
     for (args, expected) in cases {
         let (code, _, err) = solve(&args, &out);
         assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: expected `{expected}` in: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // Refused by the parser: exit status 2, naming what is out of place.
+    let parse_errors: Vec<(Vec<&str>, &str)> = vec![
+        (q8("astar"), "unrecognized subcommand 'astar'"),
+        (vec!["local", "--problem", "queens8", "--trials", "5"], "unexpected argument '--problem'"),
+        (vec!["--puzzle", "queens8", "--trials", "5"], "unexpected argument '--trials'"),
+        (with(q8("hill-climbing"), &["--heuristic", "manhattan"]), "unexpected argument '--heuristic'"),
+        (with(q8("hill-climbing"), &["--beam-log2", "3"]), "unexpected argument '--beam-log2'"),
+        (with(q8("hill-climbing"), &["--run", "runs/x"]), "unexpected argument '--run'"),
+        (with(q8("hill-climbing"), &["--temperature", "3"]), "unexpected argument '--temperature'"),
+        (with(q8("annealing"), &["--max-sideways", "3"]), "unexpected argument '--max-sideways'"),
+        (vec!["--puzzle", "puzzle8", "--random", "5", "--trials", "5"], "unexpected argument '--trials'"),
+        (
+            vec!["classical", "astar", "--puzzle", "puzzle8", "--random", "5", "--trials", "5"],
+            "unexpected argument '--trials'",
+        ),
+        (vec!["--random", "3", "--max-sideways", "4"], "unexpected argument '--max-sideways'"),
+    ];
+    for (args, expected) in parse_errors {
+        let (code, _, err) = solve(&args, &out);
+        assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains(expected), "{args:?}: expected `{expected}` in: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }

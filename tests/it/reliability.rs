@@ -8,7 +8,7 @@
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn tmp(name: &str) -> PathBuf {
@@ -19,7 +19,7 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn run(bin: &str, args: &[&str], dir: &Path) -> (i32, String) {
-    let o: Output = Command::new(bin).args(args).current_dir(dir).output().unwrap();
+    let o: Output = crate::common::command(bin).args(args).current_dir(dir).output().unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
     (o.status.code().unwrap_or(-1), text)
 }
@@ -93,7 +93,7 @@ fn labels_are_names_and_overwrite_never_deletes_what_it_did_not_make() {
     let out_s = dir.join("classical").to_string_lossy().to_string();
     let (code, text) = run(
         SOLVE,
-        &["--puzzle", "puzzle8", "--method", "astar", "--board", "1 2 3 / 4 5 6 / 7 0 8", "--out", &out_s]
+        &["classical", "astar", "--puzzle", "puzzle8", "--board", "1 2 3 / 4 5 6 / 7 0 8", "--out", &out_s]
             .into_iter()
             .chain(["--label", "../unrelated", "--overwrite"])
             .collect::<Vec<_>>(),
@@ -127,7 +127,7 @@ fn an_interrupted_overwrite_keeps_the_old_results_and_leaves_only_whole_files() 
     let keep = run_dir.join("solve/keep");
     let before = snapshot(&keep);
     // A long sweep replacing `keep`, killed once its first width is on disk.
-    let child = Command::new(SOLVE)
+    let child = crate::common::command(SOLVE)
         .args(["--run", &run_s, "--testset", "deepcubea-10", "--beam-log2", "0..14", "--max-depth", "30"])
         .args(["--label", "keep", "--overwrite"])
         .current_dir(&dir)
@@ -188,7 +188,7 @@ fn an_interrupted_overwrite_keeps_the_old_results_and_leaves_only_whole_files() 
 fn a_run_in_use_is_locked_and_a_killed_holder_never_blocks() {
     let dir = tmp("lock");
     let cfg = smoke_config(&dir, "long.toml", 10_000_000);
-    let child = Command::new(TRAIN)
+    let child = crate::common::command(TRAIN)
         .args(["--config", &cfg, "--no-progress"])
         .current_dir(&dir)
         .stdout(Stdio::null())
@@ -243,7 +243,7 @@ fn trained_smoke(dir: &Path, steps: u64) -> String {
 /// A classical 8-puzzle solve writing `--out out --label label` (plus
 /// `extra`), run in `dir`.
 fn classical_into(dir: &Path, out: &str, label: &str, extra: &[&str]) -> (i32, String) {
-    let mut args = vec!["--puzzle", "puzzle8", "--method", "idastar", "--board", "1 2 3 / 4 5 6 / 7 0 8"];
+    let mut args = vec!["classical", "idastar", "--puzzle", "puzzle8", "--board", "1 2 3 / 4 5 6 / 7 0 8"];
     args.extend(["--out", out, "--label", label]);
     args.extend_from_slice(extra);
     run(SOLVE, &args, dir)
@@ -306,7 +306,7 @@ fn train_and_solve_lock_each_other_out_of_a_run_and_name_the_holder() {
     let run_s = run_dir.to_string_lossy().to_string();
     let cfg = dir.join("smoke.toml").to_string_lossy().to_string();
     // A long sweep writing inside the run.
-    let child = Command::new(SOLVE)
+    let child = crate::common::command(SOLVE)
         .args(["--run", &run_s, "--testset", "deepcubea-10", "--beam-log2", "0..16", "--max-depth", "30"])
         .args(["--label", "sweep"])
         .current_dir(&dir)
@@ -327,7 +327,7 @@ fn train_and_solve_lock_each_other_out_of_a_run_and_name_the_holder() {
     kill(child);
     // The other way round: a training run in progress refuses solves on it.
     let long = smoke_config(&dir, "long.toml", 10_000_000);
-    let child = Command::new(TRAIN)
+    let child = crate::common::command(TRAIN)
         .args(["--config", &long, "--overwrite", "--no-progress"])
         .current_dir(&dir)
         .stdout(Stdio::null())
@@ -350,7 +350,7 @@ fn an_interrupted_new_solve_never_blocks_its_label_nor_passes_for_finished() {
     let run_dir = smoke_run_with_results(&dir);
     let run_s = run_dir.to_string_lossy().to_string();
     let sweep = run_dir.join("solve/fresh");
-    let child = Command::new(SOLVE)
+    let child = crate::common::command(SOLVE)
         .args(["--run", &run_s, "--testset", "deepcubea-10", "--beam-log2", "0..16", "--max-depth", "30"])
         .args(["--label", "fresh"])
         .current_dir(&dir)
@@ -498,7 +498,7 @@ fn configs_beyond_memory_or_with_unknown_settings_are_refused_before_anything_is
     // An unknown bf16 kernel request is refused, not ignored.
     std::fs::write(dir.join("bf16.toml"), text.replace("device = \"cpu\"", "device = \"cpu\"\nmatmul = \"bf16\""))
         .unwrap();
-    let o = Command::new(TRAIN)
+    let o = crate::common::command(TRAIN)
         .args(["--config", "bf16.toml", "--no-progress"])
         .env("CUBE_ORACLE_BF16_KERNEL", "turbo")
         .current_dir(&dir)
@@ -518,7 +518,7 @@ fn a_failed_overwrite_puts_the_old_run_back() {
     let before = snapshot(&dir.join("runs"));
     // The new run cannot write a file of more than 200 bytes: its lock file
     // fits, its resolved config does not, so it fails at once.
-    let mut cmd = Command::new(TRAIN);
+    let mut cmd = crate::common::command(TRAIN);
     cmd.args(["--config", &cfg, "--overwrite", "--no-progress"]).current_dir(&dir);
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
@@ -605,7 +605,7 @@ fn a_full_disk_stops_training_with_a_clear_error_and_a_resumable_checkpoint() {
     // The next leg may write files of at most half a checkpoint: the logs
     // fit, the checkpoint at step 20 does not (as on a full disk).
     let limit = size / 2;
-    let mut cmd = Command::new(TRAIN);
+    let mut cmd = crate::common::command(TRAIN);
     cmd.args(["--config", &cfg, "--resume", "--no-progress"]).current_dir(&dir);
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
@@ -658,7 +658,9 @@ fn the_one_command_solve_can_be_repeated_but_chosen_labels_keep_the_overwrite_ru
 // `solve`'s numeric bounds and the flags it would ignore: a value out of
 // range or a flag the mode would silently drop is refused with one line
 // (exit status 1, never a panic or an abort), before anything is started
-// or written; `--max-depth` holds for every classical method.
+// or written; a flag that belongs to no option of the mode is refused by
+// the parser (exit status 2, naming the flag); `--max-depth` holds for
+// every classical method.
 // ---------------------------------------------------------------------------
 
 /// `solve args` in `dir`, killed after `limit`: exit status (-1 when killed
@@ -666,7 +668,7 @@ fn the_one_command_solve_can_be_repeated_but_chosen_labels_keep_the_overwrite_ru
 fn solve_within(args: &[&str], dir: &Path, limit: Duration) -> (i32, String, String, Duration) {
     let (out_path, err_path) = (dir.join("stdout.txt"), dir.join("stderr.txt"));
     let start = Instant::now();
-    let mut child = Command::new(SOLVE)
+    let mut child = crate::common::command(SOLVE)
         .args(args)
         .current_dir(dir)
         .stdout(std::fs::File::create(&out_path).unwrap())
@@ -704,9 +706,25 @@ fn assert_refused(args: &[&str], dir: &Path, out: &Path, expected: &[&str]) -> S
     stderr
 }
 
+/// Asserts a refusal by the parser: exit status 2 within 20 s, a short
+/// message whose first line is clap's `error: …` and holds every one of
+/// `expected`, no panic, nothing written under `out`. Returns stderr.
+fn assert_parse_refused(args: &[&str], dir: &Path, out: &Path, expected: &[&str]) -> String {
+    let (code, text, stderr, took) = solve_within(args, dir, Duration::from_secs(20));
+    assert_eq!(code, 2, "{args:?} (after {took:?}): {text}");
+    let first = stderr.lines().next().unwrap_or("");
+    assert!(first.starts_with("error: ") && !stderr.contains("panicked"), "{args:?}: {stderr}");
+    for e in expected {
+        assert!(first.contains(e), "{args:?}: expected `{e}` in {first}");
+    }
+    assert!(stderr.len() < 600, "{args:?}: long values are shortened, got {} bytes: {stderr}", stderr.len());
+    assert!(!out.exists() || std::fs::read_dir(out).unwrap().next().is_none(), "{args:?} wrote into {out:?}");
+    stderr
+}
+
 #[test]
 fn solve_refuses_counts_times_and_jobs_out_of_range_with_one_line() {
-    let dir = tmp("bounds");
+    let dir = tmp("solve-bounds");
     let out = dir.join("out");
     let out_s = out.to_string_lossy().to_string();
     let board = "2 3 0 / 1 8 6 / 5 7 4";
@@ -715,11 +733,12 @@ fn solve_refuses_counts_times_and_jobs_out_of_range_with_one_line() {
     // that draws instances (the oracle's input is refused before its run loads).
     for n in [huge.as_str(), "1000000000000", "1000001"] {
         for mode in [
-            &["--method", "idastar", "--puzzle", "puzzle8"][..],
-            &["--method", "astar"],
-            &["--method", "parberry", "--puzzle", "puzzle99"],
-            &["--method", "parberry", "--puzzle", "puzzle8"],
+            &["classical", "idastar", "--puzzle", "puzzle8"][..],
+            &["classical", "astar"],
+            &["parberry", "--puzzle", "puzzle99"],
+            &["parberry", "--puzzle", "puzzle8"],
             &[],
+            &["beam"],
         ] {
             let args = [mode, &["--random", n, "--out", &out_s]].concat();
             let flag = format!("--random {n}");
@@ -730,11 +749,11 @@ fn solve_refuses_counts_times_and_jobs_out_of_range_with_one_line() {
     // shown in scientific notation, not as 301 digits.
     for t in ["1e300", "inf", "NaN", "-1", "-inf", "0", "10000001", "1e20"] {
         let flag = format!("--max-time-s={t}");
-        let args = ["--method", "astar", "--puzzle", "puzzle8", "--board", board, "--out", &out_s, &flag];
+        let args = ["classical", "astar", "--puzzle", "puzzle8", "--board", board, "--out", &out_s, &flag];
         assert_refused(&args, &dir, &out, &["--max-time-s", "10000000"]);
     }
     assert_refused(
-        &["--method", "ids", "--scramble", "R", "--out", &out_s, "--max-time-s", "1e300"],
+        &["classical", "ids", "--scramble", "R", "--out", &out_s, "--max-time-s", "1e300"],
         &dir,
         &out,
         &["--max-time-s 1e300:"],
@@ -744,24 +763,26 @@ fn solve_refuses_counts_times_and_jobs_out_of_range_with_one_line() {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     let most = (4 * cores).max(8).to_string();
     for mode in [
-        &["--method", "idastar", "--puzzle", "puzzle8", "--board", board][..],
-        &["--method", "parberry", "--puzzle", "puzzle8", "--board", board],
-        &["--method", "astar", "--puzzle", "puzzle8", "--random", "3"],
+        &["classical", "idastar", "--puzzle", "puzzle8", "--board", board][..],
+        &["parberry", "--puzzle", "puzzle8", "--board", board],
+        &["classical", "astar", "--puzzle", "puzzle8", "--random", "3"],
         &["--scramble", "R"],
-        &["--distance-table", "--puzzle", "puzzle8"],
+        &["exact", "--random", "3"],
     ] {
         let args = [mode, &["--jobs", "10000", "--out", &out_s]].concat();
         assert_refused(&args, &dir, &out, &["--jobs 10000", &most]);
     }
-    // --runs (local search): at most 1000000 runs, refused before the first.
-    assert_refused(
-        &["--puzzle", "queens8", "--method", "hill-climbing", "--runs", &huge, "--out", &out_s],
-        &dir,
-        &out,
-        &["--runs", "1000000"],
-    );
+    // --trials (local search): at most 1000000 trials, refused before the first.
+    for n in [huge.as_str(), "1000001"] {
+        assert_refused(
+            &["local", "hill-climbing", "--problem", "queens8", "--trials", n, "--out", &out_s],
+            &dir,
+            &out,
+            &["--trials", "1000000"],
+        );
+    }
     // The largest --jobs allowed on one instance starts one worker: quick.
-    for mode in [&["--method", "idastar"][..], &["--method", "parberry"]] {
+    for mode in [&["classical", "idastar"][..], &["parberry"]] {
         let args = [mode, &["--puzzle", "puzzle8", "--board", board, "--jobs", &most, "--out", &out_s]].concat();
         let (code, text, _, took) = solve_within(&args, &dir, Duration::from_secs(20));
         assert_eq!(code, 0, "{args:?}: {text}");
@@ -776,48 +797,47 @@ fn solve_refuses_flags_that_its_mode_would_ignore() {
     let out = dir.join("out");
     let out_s = out.to_string_lossy().to_string();
     let board = "2 3 0 / 1 8 6 / 5 7 4";
-    let astar8 = ["--method", "astar", "--puzzle", "puzzle8", "--out", &out_s];
+    let astar8 = ["classical", "astar", "--puzzle", "puzzle8", "--out", &out_s];
+    let seed = "--seed applies to --random";
     let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
         // --seed draws nothing from a given instance or set.
-        ([&astar8[..], &["--board", board, "--seed", "7"]].concat(), vec!["--seed", "--board"]),
-        ([&astar8[..], &["--testset", "missing.tsv", "--seed", "7"]].concat(), vec!["--seed", "--testset"]),
-        (vec!["--method", "ids", "--scramble", "R", "--seed", "0", "--out", &out_s], vec!["--seed", "--scramble"]),
-        (vec!["--facelets", "UUU", "--seed", "1", "--out", &out_s], vec!["--seed", "--facelets"]),
-        (
-            vec!["--method", "parberry", "--puzzle", "puzzle8", "--board", board, "--seed", "3", "--out", &out_s],
-            vec!["--seed", "--board"],
-        ),
-        (vec!["--distance-table", "--puzzle", "puzzle8", "--seed", "3", "--out", &out_s], vec!["--seed"]),
+        ([&astar8[..], &["--board", board, "--seed", "7"]].concat(), vec![seed]),
+        ([&astar8[..], &["--testset", "missing.tsv", "--seed", "7"]].concat(), vec![seed]),
+        (vec!["classical", "ids", "--scramble", "R", "--seed", "0", "--out", &out_s], vec![seed]),
+        (vec!["--facelets", "UUU", "--seed", "1", "--out", &out_s], vec![seed]),
+        (vec!["parberry", "--puzzle", "puzzle8", "--board", board, "--seed", "3", "--out", &out_s], vec![seed]),
         // --metric is a cube's move set.
         ([&astar8[..], &["--board", board, "--metric", "htm"]].concat(), vec!["--metric", "puzzle8"]),
         ([&astar8[..], &["--random", "2", "--metric", "qtm"]].concat(), vec!["--metric", "puzzle8"]),
-        (vec!["--distance-table", "--puzzle", "puzzle8", "--metric", "htm", "--out", &out_s], vec!["--metric"]),
-        // --distance-table searches from the goal: no method, heuristic, limits or workers.
-        (vec!["--distance-table", "--puzzle", "puzzle8", "--method", "astar", "--out", &out_s], vec!["--method"]),
-        (
-            vec!["--distance-table", "--puzzle", "puzzle8", "--heuristic", "manhattan", "--out", &out_s],
-            vec!["--heuristic"],
-        ),
-        (vec!["--distance-table", "--puzzle", "puzzle8", "--jobs", "2", "--out", &out_s], vec!["--jobs"]),
-        (
-            vec!["--distance-table", "--puzzle", "puzzle8", "--max-generated", "9", "--out", &out_s],
-            vec!["--max-generated"],
-        ),
+        (vec!["distances", "--puzzle", "puzzle8", "--metric", "htm", "--out", &out_s], vec!["--metric"]),
         // Korf's solver searches to God's number on every core.
         (
-            vec!["--method", "idastar", "--scramble", "R U", "--max-depth", "5", "--out", &out_s],
+            vec!["classical", "idastar", "--scramble", "R U", "--max-depth", "5", "--out", &out_s],
             vec!["--max-depth 5", "pdb-generic"],
         ),
-        (vec!["--method", "idastar", "--scramble", "R U", "--jobs", "2", "--out", &out_s], vec!["--jobs 2"]),
+        (vec!["classical", "idastar", "--scramble", "R U", "--jobs", "2", "--out", &out_s], vec!["--jobs 2"]),
     ];
     for (args, expected) in &cases {
         assert_refused(args, &dir, &out, expected);
     }
+    // `solve distances` searches from the goal: no seed, method, heuristic,
+    // limits or workers; those flags are not among its options.
+    let distances = ["distances", "--puzzle", "puzzle8", "--out", &out_s];
+    for extra in [
+        &["--seed", "3"][..],
+        &["--method", "astar"],
+        &["--heuristic", "manhattan"],
+        &["--jobs", "2"],
+        &["--max-generated", "9"],
+    ] {
+        let unexpected = format!("unexpected argument '{}'", extra[0]);
+        assert_parse_refused(&[&distances[..], extra].concat(), &dir, &out, &[&unexpected]);
+    }
     // The same flags where they apply are accepted.
     for args in [
         [&astar8[..], &["--random", "2", "--seed", "7", "--label", "seeded"]].concat(),
-        vec!["--method", "bfs", "--scramble", "R U", "--metric", "htm", "--out", &out_s, "--label", "htm"],
-        vec!["--distance-table", "--puzzle", "puzzle8", "--max-depth", "5", "--out", &out_s, "--label", "table"],
+        vec!["classical", "bfs", "--scramble", "R U", "--metric", "htm", "--out", &out_s, "--label", "htm"],
+        vec!["distances", "--puzzle", "puzzle8", "--max-depth", "5", "--out", &out_s, "--label", "table"],
     ] {
         let (code, text, _, _) = solve_within(&args, &dir, Duration::from_secs(60));
         assert_eq!(code, 0, "{args:?}: {text}");
@@ -838,8 +858,18 @@ fn solve_max_depth_holds_for_every_classical_method() {
     for method in ["astar", "greedy", "ucs", "idastar", "rbfs", "ids", "bfs"] {
         for depth in [d - 1, d] {
             let (depth_s, label) = (depth.to_string(), format!("{method}-{depth}"));
-            let args =
-                ["--method", method, "--puzzle", "puzzle8", "--board", board, "--max-depth", &depth_s, "--out", &out_s];
+            let args = [
+                "classical",
+                method,
+                "--puzzle",
+                "puzzle8",
+                "--board",
+                board,
+                "--max-depth",
+                &depth_s,
+                "--out",
+                &out_s,
+            ];
             let (code, text, _, _) =
                 solve_within(&[&args[..], &["--label", &label]].concat(), &dir, Duration::from_secs(60));
             assert_eq!(code, 0, "{method} --max-depth {depth}: {text}");
@@ -865,22 +895,20 @@ fn solve_messages_are_one_line_without_repeated_causes_or_long_echoes() {
     let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
         // The cause once, not "unsolvable: …: unsolvable: …".
         (
-            vec!["--method", "astar", "--puzzle", "puzzle8", "--board", "2 1 3 / 4 5 6 / 7 8 0", "--out", &out_s],
+            vec!["classical", "astar", "--puzzle", "puzzle8", "--board", "2 1 3 / 4 5 6 / 7 8 0", "--out", &out_s],
             vec!["instance board: unsolvable"],
         ),
-        (vec!["--method", &long, "--random", "1", "--out", &out_s], vec!["unknown method", "…"]),
         (
-            vec!["--method", "astar", "--puzzle", "puzzle8", "--random", "1", "--heuristic", &long, "--out", &out_s],
+            vec!["classical", "astar", "--puzzle", "puzzle8", "--random", "1", "--heuristic", &long, "--out", &out_s],
             vec!["unknown heuristic", "…"],
         ),
-        (vec!["--method", "astar", "--board", &long, "--out", &out_s], vec!["describes a sliding puzzle", "…"]),
-        (vec!["--method", "astar", "--scramble", "R", "--metric", &long, "--out", &out_s], vec!["--metric", "…"]),
+        (vec!["classical", "astar", "--board", &long, "--out", &out_s], vec!["describes a sliding puzzle", "…"]),
         (
-            vec!["--puzzle", "queens8", "--method", "annealing", "--runs", "1", "--cooling", &digits, "--out", &out_s],
+            vec!["local", "annealing", "--problem", "queens8", "--trials", "1", "--cooling", &digits, "--out", &out_s],
             vec!["--cooling 1e300:"],
         ),
         (
-            vec!["--method", "astar", "--puzzle", "puzzle8", "--board", "1 2 3 / 4 5 6 / 7 8 0", "--out", &out_s]
+            vec!["classical", "astar", "--puzzle", "puzzle8", "--board", "1 2 3 / 4 5 6 / 7 8 0", "--out", &out_s]
                 .into_iter()
                 .chain(["--max-time-s", digits.as_str()])
                 .collect(),
@@ -891,6 +919,19 @@ fn solve_messages_are_one_line_without_repeated_causes_or_long_echoes() {
         let stderr = assert_refused(args, &dir, &out, expected);
         assert!(!stderr.contains(&"0".repeat(41)) && !stderr.contains(&"x".repeat(41)), "{stderr}");
         assert!(stderr.matches("unsolvable").count() <= 1, "the cause once: {stderr}");
+    }
+    // An unknown method and an unknown metric are the parser's refusals
+    // (exit status 2); the long value is shortened there too.
+    let parse_cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        (vec!["classical", &long, "--random", "1", "--out", &out_s], vec!["unrecognized subcommand", "…"]),
+        (
+            vec!["classical", "astar", "--scramble", "R", "--metric", &long, "--out", &out_s],
+            vec!["invalid value", "--metric", "…"],
+        ),
+    ];
+    for (args, expected) in &parse_cases {
+        let stderr = assert_parse_refused(args, &dir, &out, expected);
+        assert!(!stderr.contains(&"x".repeat(41)), "{stderr}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -905,29 +946,37 @@ fn solve_test_set_files_are_read_within_a_stated_size() {
     std::fs::File::create(&big).unwrap().set_len(256_000_001).unwrap();
     let big_s = big.to_string_lossy().to_string();
     assert_refused(
-        &["--method", "astar", "--puzzle", "puzzle8", "--testset", &big_s, "--out", &out_s],
+        &["classical", "astar", "--puzzle", "puzzle8", "--testset", &big_s, "--out", &out_s],
         &dir,
         &out,
         &["big.tsv", "256000000"],
     );
-    assert_refused(&["--method", "ids", "--testset", &big_s, "--out", &out_s], &dir, &out, &["big.tsv", "256000000"]);
+    assert_refused(&["classical", "ids", "--testset", &big_s, "--out", &out_s], &dir, &out, &["big.tsv", "256000000"]);
+    assert_refused(&["--testset", &big_s, "--out", &out_s], &dir, &out, &["big.tsv", "256000000"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn solve_help_states_every_bound() {
-    let (code, text) = run(SOLVE, &["--help"], &std::env::temp_dir());
-    assert_eq!(code, 0, "{text}");
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    for bound in [
-        "1 to 1000000 (cube3",
-        "more than 0, at most 10000000",
-        "At most 4 per core of the machine (at least 8 are always allowed)",
-        "at most 256000000 bytes and 1000000 instances",
-        "seeded runs (1 to 1000000)",
-        "Refused with --board, --facelets, --scramble, --testset and --distance-table",
+    // Each mode's help states the bounds of the flags it takes.
+    let random = "1 to 1000000";
+    let jobs = "At most 4 per core of the machine (at least 8 are always allowed)";
+    let testset = "at most 256000000 bytes and 1000000 instances";
+    let seed = "Seed of --random";
+    for (mode, bounds) in [
+        (&[][..], &[random, jobs, testset, seed][..]),
+        (&["beam"], &[random, jobs, testset, seed]),
+        (&["exact"], &[random, jobs]),
+        (&["classical", "astar"], &[random, jobs, testset, seed, "at most 10000000"]),
+        (&["parberry"], &[random, jobs, testset, seed]),
+        (&["local", "hill-climbing"], &["Seeded trials, 1 to 1000000"]),
     ] {
-        assert!(flat.contains(bound), "`{bound}` in solve --help:\n{text}");
+        let (code, text) = run(SOLVE, &[mode, &["--help"]].concat(), &std::env::temp_dir());
+        assert_eq!(code, 0, "{text}");
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for bound in bounds {
+            assert!(flat.contains(bound), "`{bound}` in solve {mode:?} --help:\n{text}");
+        }
     }
 }
 
@@ -936,8 +985,8 @@ fn a_closed_standard_output_never_loses_the_results() {
     let dir = tmp("pipe");
     let out = dir.join("out").to_string_lossy().to_string();
     // A reader that leaves at once, as `solve … | head -0` does.
-    let mut child = Command::new(SOLVE)
-        .args(["--puzzle", "puzzle8", "--method", "astar", "--heuristic", "manhattan", "--random", "20"])
+    let mut child = crate::common::command(SOLVE)
+        .args(["classical", "astar", "--puzzle", "puzzle8", "--heuristic", "manhattan", "--random", "20"])
         .args(["--out", &out, "--label", "piped"])
         .current_dir(&dir)
         .stdout(Stdio::piped())

@@ -14,9 +14,8 @@ use cube_oracle::search::{BeamConfig, DistanceTable};
 use cube_oracle::sliding::{Goal, Sliding};
 use cube_oracle::solve::boards;
 use std::path::Path;
-use std::process::Command;
 
-mod common;
+use crate::common;
 
 #[test]
 fn a_trained_8_puzzle_oracle_solves_random_boards_near_optimally() {
@@ -49,12 +48,12 @@ fn a_trained_8_puzzle_oracle_solves_random_boards_near_optimally() {
     std::fs::remove_dir_all(&out).unwrap();
 }
 
-/// `solve --run` with the 8-puzzle run and `solve --method astar` on the
+/// `solve --run` with the 8-puzzle run and `solve classical astar` on the
 /// same 20 random boards: the same core columns, the same instances, A* at
 /// the exact distance and the oracle at it or an even number of moves above.
 fn cli_solves_beside_a_classical_search(run: &Path, out: &Path, p: &Sliding, table: &DistanceTable<Sliding>) {
     let solve = |args: &[&str], label: &str| -> Vec<Vec<String>> {
-        let o = Command::new(env!("CARGO_BIN_EXE_solve"))
+        let o = crate::common::command(env!("CARGO_BIN_EXE_solve"))
             .args(args)
             .args(["--random", "20", "--seed", "3", "--out", out.to_str().unwrap(), "--label", label])
             .output()
@@ -65,7 +64,7 @@ fn cli_solves_beside_a_classical_search(run: &Path, out: &Path, p: &Sliding, tab
     };
     let run_arg = run.to_str().unwrap();
     let learned = solve(&["--run", run_arg, "--beam-width", "256", "--max-depth", "60"], "oracle");
-    let astar = solve(&["--method", "astar", "--puzzle", "puzzle8", "--heuristic", "manhattan"], "astar");
+    let astar = solve(&["classical", "astar", "--puzzle", "puzzle8", "--heuristic", "manhattan"], "astar");
     let core = cube_oracle::solve::record::INSTANCE_COLUMNS;
     for table_rows in [&learned, &astar] {
         assert_eq!(&table_rows[0][..core.len()], core, "both start with the core columns");
@@ -86,7 +85,7 @@ fn cli_solves_beside_a_classical_search(run: &Path, out: &Path, p: &Sliding, tab
         assert!(l >= d && (l - d) % 2 == 0, "oracle {l} moves, distance {d}");
     }
     // The run fixes the puzzle: asking it for another is refused.
-    let o = Command::new(env!("CARGO_BIN_EXE_solve"))
+    let o = crate::common::command(env!("CARGO_BIN_EXE_solve"))
         .args(["--run", run_arg, "--puzzle", "cube3", "--scramble", "R"])
         .output()
         .unwrap();
@@ -94,13 +93,13 @@ fn cli_solves_beside_a_classical_search(run: &Path, out: &Path, p: &Sliding, tab
     assert!(String::from_utf8_lossy(&o.stderr).contains("was trained on puzzle8"));
 }
 
-/// `solve --exact` with the 8-puzzle run: one row per true distance with
+/// `solve exact` with the 8-puzzle run: one row per true distance with
 /// the BFS counts of `data/puzzle8-distance-counts.tsv`,
 /// figures in their ranges, and a beam sample whose optimal lengths are
 /// the true distances its ids name.
 fn exact_report_matches_the_truth(run: &Path, out: &Path) {
-    let o = Command::new(env!("CARGO_BIN_EXE_solve"))
-        .args(["--run", run.to_str().unwrap(), "--exact", "--random", "100", "--beam-log2", "0..6"])
+    let o = crate::common::command(env!("CARGO_BIN_EXE_solve"))
+        .args(["exact", "--run", run.to_str().unwrap(), "--random", "100", "--beam-log2", "0..6"])
         .args(["--out", out.to_str().unwrap(), "--label", "exact"])
         .output()
         .unwrap();
@@ -140,19 +139,21 @@ fn exact_report_matches_the_truth(run: &Path, out: &Path) {
         }
     }
     assert_eq!(instances.len() - 1, 7 * 100, "100 positions at 7 widths");
-    // The report draws its own sample, and belongs to the oracle path.
+    // The report draws its own sample (it takes no instances), and belongs
+    // to the oracle path: the parser refuses both (exit status 2).
     for (args, says) in [
         (
-            vec!["--run", run.to_str().unwrap(), "--exact", "--board", "1 2 3 / 4 5 6 / 7 0 8"],
-            "draws its own uniform sample",
+            vec!["exact", "--run", run.to_str().unwrap(), "--random", "3", "--board", "1 2 3 / 4 5 6 / 7 0 8"],
+            "unexpected argument '--board'",
         ),
         (
-            vec!["--method", "astar", "--puzzle", "puzzle8", "--exact", "--random", "3"],
-            "--exact applies to beam search",
+            vec!["classical", "astar", "--puzzle", "puzzle8", "--exact", "--random", "3"],
+            "unexpected argument '--exact'",
         ),
+        (vec!["--run", run.to_str().unwrap(), "--exact", "--random", "3"], "unexpected argument '--exact'"),
     ] {
-        let o = Command::new(env!("CARGO_BIN_EXE_solve")).args(&args).output().unwrap();
+        let o = crate::common::command(env!("CARGO_BIN_EXE_solve")).args(&args).output().unwrap();
         let err = String::from_utf8_lossy(&o.stderr);
-        assert!(o.status.code() == Some(1) && err.contains(says), "{args:?}: {err}");
+        assert!(o.status.code() == Some(2) && err.contains(says), "{args:?}: {err}");
     }
 }

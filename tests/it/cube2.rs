@@ -1,4 +1,4 @@
-//! The 2×2×2 end to end: `solve --distance-table --puzzle cube2` against the
+//! The 2×2×2 end to end: `solve distances --puzzle cube2` against the
 //! published distance counts (OEIS A079762, `data/cube3-distance-counts.tsv`),
 //! classical `solve` runs whose solutions are optimal and replay to solved
 //! from scrambles and from facelet strings in another orientation, refused
@@ -13,10 +13,8 @@ use cube_oracle::registry::PuzzleKind;
 use cube_oracle::rundir::Existing;
 use cube_oracle::search::DistanceTable;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-mod common;
-use common::column;
+use crate::common::column;
 
 fn out_root(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("cube-oracle-cube2-{tag}-{}", std::process::id()));
@@ -26,7 +24,7 @@ fn out_root(tag: &str) -> PathBuf {
 
 /// Runs `solve` with `--out out`: exit code, stdout, stderr.
 fn solve(args: &[&str], out: &Path) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_solve")).args(args).arg("--out").arg(out).output().unwrap();
+    let o = crate::common::command(env!("CARGO_BIN_EXE_solve")).args(args).arg("--out").arg(out).output().unwrap();
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).to_string(),
@@ -48,7 +46,7 @@ fn published_qtm() -> Vec<u64> {
 #[test]
 fn the_complete_distance_table_matches_oeis() {
     let out = out_root("table");
-    let (code, stdout, err) = solve(&["--distance-table", "--puzzle", "cube2"], &out);
+    let (code, stdout, err) = solve(&["distances", "--puzzle", "cube2"], &out);
     assert_eq!(code, 0, "{err}");
     assert!(stdout.contains("cube2-qtm: 3674160 states (complete), maximum distance 14"), "{stdout}");
     let dir = out.join("cube2-qtm-distances");
@@ -84,7 +82,7 @@ fn classical_solutions_are_optimal_and_replay_to_solved() {
         ("ids", ["--facelets", rotated.as_str()]),
         ("idastar", ["--scramble", scramble]),
     ] {
-        let mut args = vec!["--method", method, "--puzzle", "cube2", input[0], input[1], "--label", method];
+        let mut args = vec!["classical", method, "--puzzle", "cube2", input[0], input[1], "--label", method];
         if method == "idastar" {
             args.extend(["--heuristic", "zero"]);
         }
@@ -108,18 +106,18 @@ fn classical_solutions_are_optimal_and_replay_to_solved() {
 fn bad_requests_are_refused_with_their_rule() {
     let out = out_root("refused");
     for (args, message) in [
-        (vec!["--method", "bfs", "--puzzle", "cube2", "--scramble", "R D"], "move `D` at position 3"),
-        (vec!["--method", "bfs", "--puzzle", "cube2", "--facelets", "UUUU"], "exactly 24 characters, got 4"),
+        (vec!["classical", "bfs", "--puzzle", "cube2", "--scramble", "R D"], "move `D` at position 3"),
+        (vec!["classical", "bfs", "--puzzle", "cube2", "--facelets", "UUUU"], "exactly 24 characters, got 4"),
         (
-            vec!["--method", "bfs", "--puzzle", "cube2", "--facelets", "UUUURRRRFFFFDDDDLLLLBBBU"],
+            vec!["classical", "bfs", "--puzzle", "cube2", "--facelets", "UUUURRRRFFFFDDDDLLLLBBBU"],
             "colour U appears 5 times",
         ),
         (
-            vec!["--method", "astar", "--puzzle", "cube2", "--heuristic", "pdb", "--random", "1"],
+            vec!["classical", "astar", "--puzzle", "cube2", "--heuristic", "pdb", "--random", "1"],
             "unknown cube2 heuristic",
         ),
-        (vec!["--method", "bfs", "--puzzle", "cube2", "--testset", "deepcubea"], "there are no cube2 test sets"),
-        (vec!["--distance-table", "--puzzle", "cube2", "--goal", "snail"], "goals apply to sliding puzzles"),
+        (vec!["classical", "bfs", "--puzzle", "cube2", "--testset", "deepcubea"], "there are no cube2 test sets"),
+        (vec!["distances", "--puzzle", "cube2", "--goal", "snail"], "goals apply to sliding puzzles"),
     ] {
         let (code, _, err) = solve(&args, &out);
         assert_eq!(code, 1, "{args:?}");

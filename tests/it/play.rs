@@ -6,8 +6,7 @@
 //! output paths that are not regular files, layout files read only as far
 //! as a layout can go, and one-line error messages.
 
-mod common;
-use common::sticks_tree;
+use crate::common::sticks_tree;
 use cube_oracle::games::pacman::layout::MAX_FILE_BYTES;
 use cube_oracle::games::pacman::{Eval, Layout, MAX_DEPTH, Pacman};
 use cube_oracle::games::play::DEFAULT_MAX_NODES;
@@ -19,7 +18,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn play(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_play")).args(args).output().unwrap();
+    let o = crate::common::command(env!("CARGO_BIN_EXE_play")).args(args).output().unwrap();
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).to_string(),
@@ -179,7 +178,7 @@ fn play_bounded(args: &[&str]) -> (i32, String, String, f64) {
     use std::io::Read;
     use std::process::Stdio;
     let start = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_play"))
+    let mut child = crate::common::command(env!("CARGO_BIN_EXE_play"))
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

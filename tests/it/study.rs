@@ -1,0 +1,137 @@
+//! `study`: a grid of tiny 2×2×2 runs trained, solved (every solution
+//! replayed by `solve`), gathered and fitted; finished points skipped,
+//! shards disjoint, bad study files refused with the key named.
+
+use super::common::{column, command};
+use std::path::{Path, PathBuf};
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("cube-oracle-study-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A study file in `dir` over the shipped 2×2×2 config, its runs under `dir`.
+fn study_file(dir: &Path, grid: &str) -> PathBuf {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/cube2-reference.toml");
+    let text = format!(
+        "[study]\nname = \"s\"\nbase = {base:?}\nout_dir = {dir:?}\n{grid}\n\n[eval]\nrandom = 12\nseed = 3\nbeam_log2 = [5, 7]\n"
+    );
+    let path = dir.join("study.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn study(args: &[&str]) -> (i32, String, String) {
+    let o = command(env!("CARGO_BIN_EXE_study")).args(args).arg("--no-progress").output().unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
+}
+
+fn numbers(path: &Path, name: &str) -> Vec<f64> {
+    column(path, name).iter().map(|v| v.parse().unwrap_or(f64::NAN)).collect()
+}
+
+#[test]
+fn a_study_trains_solves_and_records_each_point_once() {
+    let dir = tmp("grid");
+    let file = study_file(&dir, "hidden = [[16], [48]]\nsamples = [300000]");
+    let cfg = file.to_str().unwrap();
+    let (code, out, err) = study(&["--config", cfg]);
+    assert_eq!(code, 0, "{out}{err}");
+    let points = dir.join("s/points.csv");
+    assert_eq!(column(&points, "point").len(), 4, "two points × two widths");
+    let (params, samples, flops) =
+        (numbers(&points, "parameters"), numbers(&points, "samples"), numbers(&points, "flops"));
+    for ((n, d), c) in params.iter().zip(&samples).zip(&flops) {
+        assert!((c - 6.0 * n * d).abs() <= 1e-6 * c, "flops {c} is not 6·{n}·{d}");
+    }
+    for (i, name) in column(&points, "point").iter().enumerate() {
+        let run = dir.join("s").join(name);
+        let meta: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(run.join("meta.json")).unwrap()).unwrap();
+        assert_eq!(meta["parameters"].as_f64().unwrap(), params[i], "{name}: N is the trained network's");
+        assert!(meta["samples_done"].as_f64().unwrap() >= samples[i], "{name}: trained on its D samples");
+        // The loss is the run's held-out cross-entropy at its last evaluation.
+        let steps = numbers(&run.join("eval.csv"), "step");
+        let ce = numbers(&run.join("eval.csv"), "cross_entropy");
+        let last = steps.iter().copied().fold(0.0, f64::max);
+        let at_last: Vec<f64> = steps.iter().zip(&ce).filter(|(s, _)| **s == last).map(|(_, v)| *v).collect();
+        let mean = at_last.iter().sum::<f64>() / at_last.len() as f64;
+        assert!((numbers(&points, "held_out_loss")[i] - mean).abs() < 1e-9, "{name}");
+    }
+    // The wider network fits the walks better on the same data.
+    let loss = numbers(&points, "held_out_loss");
+    assert!(loss[2] < loss[0], "48 hidden units should beat 16: {loss:?}");
+    // Uniform 2×2×2 positions are at most 14 QTM from solved: a beam of 2^7
+    // solves them, each solution replayed by `solve` before it is counted.
+    let solved = numbers(&points, "solved_pct");
+    let width = numbers(&points, "width");
+    for (w, s) in width.iter().zip(&solved) {
+        if *w == 128.0 {
+            assert!(*s >= 50.0, "solved {s}% at width 128");
+        }
+    }
+    // Run again: every point is finished and skipped, nothing retrained.
+    let stamp = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
+    let first = dir.join("s").join(column(&points, "point")[0].as_str()).join("point.csv");
+    let before = stamp(&first);
+    let (code, out, err) = study(&["--config", cfg]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(err.matches("finished before; skipped").count(), 2, "{err}");
+    assert_eq!(stamp(&first), before);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn shards_split_the_grid_and_bad_studies_are_refused() {
+    let dir = tmp("shard");
+    let file = study_file(&dir, "hidden = [[8], [12]]\nsamples = [240000]");
+    let cfg = file.to_str().unwrap();
+    let (code, _, err) = study(&["--config", cfg, "--shard", "1/2"]);
+    assert_eq!(code, 0, "{err}");
+    let list = study(&["--config", cfg, "--list"]).1;
+    let finished: Vec<&str> = list.lines().skip(1).map(|l| l.rsplit(',').next().unwrap()).collect();
+    assert_eq!(finished, ["false", "true"], "shard 1/2 trains the second point only:\n{list}");
+    for (shard, why) in [("2/2", "0 <= k < n"), ("1", "k/n"), ("0/0", "0 <= k < n")] {
+        let (code, _, err) = study(&["--config", cfg, "--shard", shard]);
+        assert_eq!(code, 1, "--shard {shard}: {err}");
+        assert!(err.contains(why), "--shard {shard}: {err}");
+    }
+    let both = study_file(&dir, "hidden = [[8]]\nsamples = [1e5]\nflops = [1e12]");
+    let (code, _, err) = study(&["--config", both.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("study.samples") && err.contains("study.flops"), "{err}");
+    let unknown = study_file(&dir, "hidden = [[8]]\nsamples = [1e5]\nwidth = 3");
+    let (code, _, err) = study(&["--config", unknown.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("width"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn slow_a_six_point_study_fits_its_loss_law() {
+    let dir = tmp("fit");
+    let file = study_file(&dir, "hidden = [[8], [16], [32]]\nsamples = [240000, 480000]");
+    let (code, out, err) = study(&["--config", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let fit = dir.join("s/fit.csv");
+    let targets = column(&fit, "target");
+    let against = column(&fit, "against");
+    let row =
+        targets.iter().zip(&against).position(|(t, a)| t == "held_out_loss" && a == "N+D").expect("L(N, D) fitted");
+    let loss = numbers(&dir.join("s/points.csv"), "held_out_loss");
+    let mean = loss.iter().sum::<f64>() / loss.len() as f64;
+    let spread = loss.iter().map(|l| (l - mean).abs()).sum::<f64>() / loss.len() as f64;
+    let mae = numbers(&fit, "mae")[row];
+    assert!(mae < spread, "the law (MAE {mae}) explains the points no better than their mean (MAE {spread})");
+    let (lo, hi) = (numbers(&fit, "alpha_low")[row], numbers(&fit, "alpha_high")[row]);
+    let alpha = numbers(&fit, "alpha")[row];
+    assert!(lo <= hi && alpha > 0.0, "alpha {alpha} [{lo}, {hi}]");
+    assert!(dir.join("s/plots/loss-vs-flops.png").is_file());
+    std::fs::remove_dir_all(&dir).ok();
+}
