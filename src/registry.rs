@@ -79,6 +79,26 @@ impl fmt::Display for PuzzleKind {
 }
 
 impl PuzzleKind {
+    /// Whether the puzzle has more than one move metric (`puzzle.metric`,
+    /// `--metric`): the cubes (quarter and half turns).
+    #[must_use]
+    pub fn has_metric(self) -> bool {
+        match self {
+            Self::Cube3 | Self::Cube2 => true,
+            Self::Sliding(_) => false,
+        }
+    }
+
+    /// Whether the puzzle's goal can be chosen (`puzzle.goal`, `--goal`):
+    /// the sliding puzzles.
+    #[must_use]
+    pub fn has_goal(self) -> bool {
+        match self {
+            Self::Cube3 | Self::Cube2 => false,
+            Self::Sliding(_) => true,
+        }
+    }
+
     /// `cube3`, `cube2` or `puzzleN`.
     #[must_use]
     pub fn name(self) -> String {

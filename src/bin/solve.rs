@@ -20,7 +20,7 @@
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use cube_oracle::cube3::{Metric, symmetry};
-use cube_oracle::learn::config::DeviceKind;
+use cube_oracle::learn::config::{DeviceKind, Matmul};
 use cube_oracle::local::{LocalConfig, LocalMethod, ProblemKind};
 use cube_oracle::registry::PuzzleKind;
 use cube_oracle::search::{Limits, OracleKind};
@@ -189,6 +189,9 @@ struct OracleArgs {
     /// Evaluate the network on the CPU or (a build with --features gpu) the GPU.
     #[arg(long, value_enum, default_value_t = DeviceArg::Cpu)]
     device: DeviceArg,
+    /// The hidden layers' products on the CPU: f32, or bf16 operands with f32 sums (on AVX512-BF16 or AMX where the CPU has either, else rounded operands at f32 speed), as `backend.matmul` in training.
+    #[arg(long, value_enum, default_value_t = MatmulArg::F32)]
+    matmul: MatmulArg,
     #[command(flatten)]
     widths: Widths,
     /// Depth limit (default: 40 on the cubes, twice the run's longest
@@ -433,6 +436,22 @@ impl From<DeviceArg> for DeviceKind {
     }
 }
 
+/// `--matmul`: the words of `backend.matmul`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum MatmulArg {
+    F32,
+    Bf16,
+}
+
+impl From<MatmulArg> for Matmul {
+    fn from(m: MatmulArg) -> Self {
+        match m {
+            MatmulArg::F32 => Self::F32,
+            MatmulArg::Bf16 => Self::Bf16,
+        }
+    }
+}
+
 /// `--puzzle`: cube3, cube2 or puzzle<N>.
 fn puzzle_kind(text: &str) -> Result<PuzzleKind, String> {
     text.parse().map_err(|e: cube_oracle::registry::UnknownPuzzle| e.to_string())
@@ -566,7 +585,7 @@ fn beam(args: BeamArgs) -> anyhow::Result<PathBuf> {
     opts.symmetry = symmetry;
     // With no width given, one instance is retried at doubled widths up to 2^14.
     opts.escalate_to = if escalate { 1 << 14 } else { 0 };
-    Ok(solve::run(&opts)?)
+    run_oracle(&opts)
 }
 
 /// `solve exact`.
@@ -574,7 +593,18 @@ fn exact(args: ExactArgs) -> anyhow::Result<PathBuf> {
     let input = Input::random(args.random, args.seed)?;
     let mut opts = oracle_options(args.oracle, input, args.output)?;
     opts.exact = true;
-    Ok(solve::run(&opts)?)
+    run_oracle(&opts)
+}
+
+/// Runs an oracle search, saying where bf16 products run, and records the
+/// products' arithmetic as the last column of `summary.csv` (`matmul`).
+fn run_oracle(opts: &SolveOptions) -> anyhow::Result<PathBuf> {
+    if opts.matmul == Matmul::Bf16 && opts.device != Some(DeviceKind::Gpu) {
+        eprintln!("bf16 products on {}", cube_oracle::learn::mixed::describe());
+    }
+    let dir = solve::run(opts)?;
+    solve::record::append_column(&dir.join("summary.csv"), "matmul", opts.matmul.name())?;
+    Ok(dir)
 }
 
 /// The request of oracle beam search shared by `beam` and `exact`.
@@ -597,6 +627,7 @@ fn oracle_options(args: OracleArgs, input: Input, output: OutputArgs) -> anyhow:
         escalate_to: 0,
         jobs: jobs(args.jobs)?,
         device: Some(args.device.into()),
+        matmul: args.matmul.into(),
         symmetry: 1,
         kind: args.kind.map(OracleKind::from),
     })

@@ -519,23 +519,24 @@ impl TrainConfig {
                 "is for device = \"cpu\" (on the GPU, backend.precision sets the float type)",
             ));
         }
-        match (self.puzzle.kind, self.puzzle.metric, &self.puzzle.goal) {
-            (kind @ (PuzzleKind::Cube3 | PuzzleKind::Cube2), None, _) => {
+        let kind = self.puzzle.kind;
+        match (kind.has_metric(), self.puzzle.metric, kind.has_goal(), &self.puzzle.goal) {
+            (true, None, ..) => {
                 return Err(invalid(
                     "puzzle.metric",
                     "missing",
                     format!("is required for {kind} (\"qtm\" or \"htm\")"),
                 ));
             }
-            (kind @ (PuzzleKind::Cube3 | PuzzleKind::Cube2), _, Some(g)) => {
+            (false, Some(m), ..) => {
+                return Err(invalid("puzzle.metric", format!("{m:?}").to_lowercase(), "applies to the cube only"));
+            }
+            (.., false, Some(g)) => {
                 return Err(invalid(
                     "puzzle.goal",
                     format!("{g:?}"),
                     format!("applies to sliding puzzles, not {kind}"),
                 ));
-            }
-            (PuzzleKind::Sliding(_), Some(m), _) => {
-                return Err(invalid("puzzle.metric", format!("{m:?}").to_lowercase(), "applies to the cube only"));
             }
             _ => {}
         }

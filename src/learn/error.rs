@@ -80,6 +80,15 @@ pub enum LearnError {
         /// The backend.
         device: &'static str,
     },
+    /// bf16 products asked of an oracle on a device other than the CPU.
+    #[error(
+        "bf16 products (`--matmul bf16`) are the CPU's; the network runs on the {device}, whose float type \
+         is set by `backend.precision` instead: use --matmul f32 there"
+    )]
+    MatmulDevice {
+        /// The device the network runs on.
+        device: &'static str,
+    },
     /// The GPU asked of a build without it.
     #[error(
         "the GPU (`backend.device = \"gpu\"`, or the GPU device for solving) needs a binary built with \

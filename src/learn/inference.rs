@@ -5,10 +5,14 @@
 //! network in inference mode on the configured device, and answers batched
 //! queries of the kind it was trained as (`model.kind`): log-probabilities
 //! of a policy, or the raw distances of a Q-distance or value network. Search code only ever sees the `Oracle` trait.
+//!
+//! The hidden layers' products run in f32 unless [`NetOracle::with_matmul`]
+//! asks for bf16 operands with f32 sums (`solve --matmul bf16`), on the
+//! CPU's bf16 unit where it has one ([`crate::learn::mixed`]).
 
 use crate::learn::backend;
 use crate::learn::checkpoint;
-use crate::learn::config::{DeviceKind, TrainConfig};
+use crate::learn::config::{DeviceKind, Matmul, TrainConfig};
 use crate::learn::error::LearnError;
 use crate::learn::model::OracleNet;
 use crate::learn::model::load_for_inference;
@@ -23,6 +27,10 @@ use std::path::{Path, PathBuf};
 pub struct NetOracle {
     net: OracleNet,
     device: Device,
+    /// The device's kind: the bf16 products are the CPU's.
+    device_kind: DeviceKind,
+    /// The hidden layers' products ([`NetOracle::with_matmul`]).
+    matmul: Matmul,
     inputs: usize,
     moves: usize,
     kind: OracleKind,
@@ -58,11 +66,54 @@ impl NetOracle {
             None => checkpoint::latest(&run_dir.join("checkpoints"))?,
         };
         // A run trained on a GPU can still be solved by a CPU-only build.
-        let device = backend::device(device.unwrap_or(DeviceKind::Cpu))?;
+        let device_kind = device.unwrap_or(DeviceKind::Cpu);
+        let device = backend::device(device_kind)?;
         let net = load_for_inference(&config, &path, &device)?.valid();
+        Self::new(net, device_kind, device, config, path)
+    }
+
+    /// `net` (in inference mode, on `device` of `device_kind`) as the
+    /// oracle of the run `config` describes, with f32 products.
+    fn new(
+        net: OracleNet,
+        device_kind: DeviceKind,
+        device: Device,
+        config: TrainConfig,
+        checkpoint: PathBuf,
+    ) -> Result<Self, LearnError> {
         let puzzle = config.puzzle()?;
         let (inputs, moves, kind) = (puzzle.encoded_len(), puzzle.num_moves(), config.model.kind);
-        Ok(Self { net, device, inputs, moves, kind, config, checkpoint: path })
+        Ok(Self { net, device, device_kind, matmul: Matmul::F32, inputs, moves, kind, config, checkpoint })
+    }
+
+    /// The same oracle with every hidden layer's product computed as
+    /// `matmul` says in each forward (every clone of it too, so each
+    /// search worker's copy and a symmetric ensemble over it): `bf16`
+    /// rounds both operands to bf16 and sums in f32, on AMX or
+    /// AVX512-BF16 where the CPU has either, otherwise on rounded operands
+    /// in the f32 GEMM (the same numbers at f32 speed;
+    /// [`crate::learn::mixed::describe`] says which). The head stays f32.
+    ///
+    /// # Errors
+    /// `bf16` on the GPU (there the float type is the device's), or a
+    /// `CUBE_ORACLE_BF16_KERNEL` that names no kernel.
+    pub fn with_matmul(mut self, matmul: Matmul) -> Result<Self, LearnError> {
+        if matmul == Matmul::Bf16 {
+            if self.device_kind != DeviceKind::Cpu {
+                return Err(LearnError::MatmulDevice { device: self.device_kind.name() });
+            }
+            crate::learn::gemm::Kernel::check_request().map_err(LearnError::Environment)?;
+        }
+        self.net = self.net.with_inference_matmul(matmul);
+        self.matmul = matmul;
+        Ok(self)
+    }
+
+    /// The hidden layers' products (f32 unless [`NetOracle::with_matmul`]
+    /// said otherwise).
+    #[must_use]
+    pub fn matmul(&self) -> Matmul {
+        self.matmul
     }
 }
 
@@ -100,5 +151,153 @@ impl Oracle for NetOracle {
             .map_err(|e| OracleError(format!("reading the network's predictions: {e}")))?;
         out[..rows * self.kind.outputs(self.moves)].copy_from_slice(&v);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NetOracle;
+    use crate::learn::config::{DeviceKind, Matmul, TrainConfig};
+    use crate::learn::error::LearnError;
+    use crate::learn::gemm::round_bf16;
+    use crate::learn::model::{NamedTensor, OracleNet};
+    use crate::search::Oracle;
+    use burn::module::Module;
+    use burn::tensor::Device;
+    use std::collections::HashMap;
+    use std::path::{Path, PathBuf};
+
+    const ROWS: usize = 50;
+
+    /// A Q-distance cube oracle of the reference's shape, smaller (widths
+    /// that are not multiples of the kernels' 32, one residual block),
+    /// with seeded initial weights.
+    fn seeded_oracle() -> NetOracle {
+        let text = "[run]\nname = \"bf16-inference\"\nseed = 7\n[puzzle]\nkind = \"cube3\"\nmetric = \"qtm\"\n\
+                    [data]\nscramble_len = 8\nstates_per_step = 64\n[model]\nkind = \"q-distance\"\n\
+                    encoding = \"one-hot\"\nhidden = [80, 48]\nresidual_blocks = 1\nnorm = \"batch\"\n\
+                    [train]\nsteps = 1\n[backend]\ndevice = \"cpu\"\n";
+        let config = TrainConfig::parse(text, Path::new("bf16-inference.toml")).expect("a valid config");
+        let puzzle = config.puzzle().expect("cube3");
+        let (inputs, outputs) = (puzzle.encoded_len(), config.model.kind.outputs(puzzle.num_moves()));
+        let device = Device::flex();
+        // The device's generator is the process's: seeded and drawn under
+        // the lock training holds for the same (`valid()` draws every weight).
+        let net = {
+            let _guard = crate::learn::training::INIT_LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            device.seed(config.run.seed);
+            OracleNet::new(&config.model, inputs, outputs, &device).valid()
+        };
+        NetOracle::new(net, DeviceKind::Cpu, device, config, PathBuf::from("seeded")).expect("an oracle")
+    }
+
+    /// A fixed batch of one-hot-like rows (six ones in every 54 features).
+    fn batch(inputs: usize) -> Vec<f32> {
+        (0..ROWS * inputs).map(|i| if (i * 7 + i / inputs * 13) % 6 == 0 { 1.0 } else { 0.0 }).collect()
+    }
+
+    fn predict(oracle: &mut NetOracle, x: &[f32]) -> Vec<f32> {
+        let mut out = vec![0.0; ROWS * oracle.kind().outputs(oracle.num_moves())];
+        oracle.predict(x, ROWS, &mut out).expect("a forward");
+        out
+    }
+
+    /// The network computed here from its named tensors, in f64: each
+    /// hidden layer's two operands rounded to bf16 when `round`, the head
+    /// never (what `--matmul bf16` is meant to compute).
+    fn reference(net: &OracleNet, config: &TrainConfig, x: &[f32], round: bool) -> Vec<f32> {
+        let t: HashMap<String, NamedTensor> =
+            net.named_tensors().expect("tensors").into_iter().map(|t| (t.name.clone(), t)).collect();
+        let eps = net.norm_epsilon().expect("batch norm");
+        let r = |v: f32| f64::from(if round { round_bf16(v) } else { v });
+        let linear = |prefix: &str, x: &[f64], rounded: bool| -> Vec<f64> {
+            let (w, b) = (&t[&format!("{prefix}.weight")], &t[&format!("{prefix}.bias")]);
+            let (outs, ins) = (w.shape[0], w.shape[1]);
+            let rr = |v: f32| if rounded { r(v) } else { f64::from(v) };
+            let mut y = vec![0.0; ROWS * outs];
+            for row in 0..ROWS {
+                for o in 0..outs {
+                    let dot: f64 = (0..ins).map(|i| rr(x[row * ins + i] as f32) * rr(w.data[o * ins + i])).sum();
+                    y[row * outs + o] = dot + f64::from(b.data[o]);
+                }
+            }
+            y
+        };
+        let dense = |prefix: &str, x: &[f64]| -> Vec<f64> {
+            let y = linear(&format!("{prefix}.linear"), x, true);
+            let p = |n: &str| &t[&format!("{prefix}.norm.{n}")].data;
+            let (gamma, beta, mean, var) = (p("weight"), p("bias"), p("running_mean"), p("running_var"));
+            let c = gamma.len();
+            y.iter()
+                .enumerate()
+                .map(|(i, &v)| {
+                    let (v, f) = (v.max(0.0), i % c);
+                    (v - f64::from(mean[f])) / (f64::from(var[f]) + eps).sqrt() * f64::from(gamma[f])
+                        + f64::from(beta[f])
+                })
+                .collect()
+        };
+        let mut h: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+        for i in 0..config.model.hidden.len() {
+            // Activations are f32 between layers in the network too.
+            h = dense(&format!("trunk.{i}"), &h).into_iter().map(|v| f64::from(v as f32)).collect();
+        }
+        for i in 0..config.model.residual_blocks {
+            let first = dense(&format!("blocks.{i}.first"), &h);
+            let second = dense(&format!("blocks.{i}.second"), &first);
+            h = h.iter().zip(&second).map(|(a, b)| f64::from((a + b) as f32)).collect();
+        }
+        linear("head", &h, false).into_iter().map(|v| v as f32).collect()
+    }
+
+    fn largest_gap(a: &[f32], b: &[f32]) -> f32 {
+        a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+    }
+
+    /// `--matmul bf16` changes every forward of the search network, and
+    /// by bf16 rounding only: its outputs are those of the network with
+    /// each hidden layer's operands rounded to bf16 (computed here
+    /// independently), and differ from the f32 outputs by more than
+    /// nothing and by less than 2% of the largest output. A clone (a
+    /// search worker's copy) computes the same, and `f32` undoes it.
+    #[test]
+    fn bf16_forwards_differ_from_f32_by_bf16_rounding() {
+        eprintln!("bf16 products on {}", crate::learn::mixed::describe());
+        let mut f32_oracle = seeded_oracle();
+        assert_eq!(f32_oracle.matmul(), Matmul::F32);
+        let x = batch(f32_oracle.inputs);
+        let want_f32 = reference(&f32_oracle.net, &f32_oracle.config, &x, false);
+        let want_bf16 = reference(&f32_oracle.net, &f32_oracle.config, &x, true);
+        let scale = want_f32.iter().fold(1.0f32, |m, v| m.max(v.abs()));
+
+        let f32_out = predict(&mut f32_oracle, &x);
+        let gap = largest_gap(&f32_out, &want_f32) / scale;
+        assert!(gap < 1e-5, "f32 forward: {gap} from the f64 reference");
+
+        let mut bf16_oracle = f32_oracle.clone().with_matmul(Matmul::Bf16).expect("bf16 on the CPU");
+        assert_eq!(bf16_oracle.matmul(), Matmul::Bf16);
+        let bf16_out = predict(&mut bf16_oracle, &x);
+        let gap = largest_gap(&bf16_out, &want_bf16) / scale;
+        assert!(gap < 1e-5, "bf16 forward: {gap} from the reference with rounded operands");
+        let gap = largest_gap(&bf16_out, &f32_out) / scale;
+        assert!(gap > 1e-5 && gap < 2e-2, "bf16 against f32: {gap} of the largest output ({scale})");
+
+        let mut worker = bf16_oracle.clone();
+        assert_eq!(predict(&mut worker, &x), bf16_out, "a clone computes what its original does");
+        let mut back = bf16_oracle.with_matmul(Matmul::F32).expect("f32");
+        assert_eq!(predict(&mut back, &x), f32_out, "f32 again after bf16");
+        // The f32 oracle it was cloned from is untouched.
+        assert_eq!(predict(&mut f32_oracle, &x), f32_out);
+    }
+
+    /// bf16 products are refused for a network on the GPU.
+    #[test]
+    fn bf16_is_refused_off_the_cpu() {
+        let mut oracle = seeded_oracle();
+        oracle.device_kind = DeviceKind::Gpu;
+        let err = oracle.clone().with_matmul(Matmul::Bf16).err().expect("refused on the GPU");
+        assert!(matches!(err, LearnError::MatmulDevice { device: "gpu" }), "{err}");
+        assert!(err.to_string().contains("--matmul f32"), "{err}");
+        assert!(oracle.with_matmul(Matmul::F32).is_ok());
     }
 }

@@ -3,8 +3,11 @@
 //!
 //! Everything else stays f32: the weights and Adam's state, the inputs'
 //! encoding, bias, ReLU and batch norm, the head (12 outputs: too small to
-//! matter) and every inference pass, so search does not depend on the
-//! choice. Each product of a training step `C = A·B` and both of its
+//! matter) and every inference pass (validation included), so search does
+//! not depend on the choice. Search may ask for the same products on its
+//! own (`solve --matmul bf16`, `OracleNet::with_inference_matmul`): the
+//! forward of the CPU backend without autodiff then runs them, through
+//! the same extension. Each product of a training step `C = A·B` and both of its
 //! gradients (`dA = dC·Bᵀ`, `dB = Aᵀ·dC`) round their two operands to bf16
 //! and sum the exact products in f32. That is what PyTorch's CPU autocast
 //! to bf16 does to a linear layer, and what the bf16 units compute:
@@ -14,8 +17,9 @@
 //! depend on the machine a leg ran on (up to the order of f32 sums).
 //!
 //! The choice belongs to the network: `OracleNet::with_matmul` sets it on
-//! every hidden layer (it is not part of a checkpoint), and `train` sets it
-//! from the config.
+//! every hidden layer for training steps and `OracleNet::with_inference_matmul`
+//! for inference passes (neither is part of a checkpoint); `train` sets
+//! the first from the config, `solve --matmul` the second.
 
 use super::gemm::{self, Kernel, View};
 use burn::backend::autodiff::checkpoint::base::Checkpointer;

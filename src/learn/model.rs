@@ -34,6 +34,11 @@ pub struct Dense {
     /// ([`mixed`]); not a parameter, not checkpointed.
     #[module(skip)]
     matmul: Matmul,
+    /// The arithmetic of this layer's product in inference passes on the
+    /// CPU (`solve --matmul`; [`mixed`]); not checkpointed either. Apart
+    /// from `matmul` so that a bf16 training run validates in f32.
+    #[module(skip)]
+    inference_matmul: Matmul,
 }
 
 impl Dense {
@@ -45,11 +50,13 @@ impl Dense {
                 Norm::None => None,
             },
             matmul: Matmul::F32,
+            inference_matmul: Matmul::F32,
         }
     }
 
     fn forward(&self, x: Tensor<2>) -> Tensor<2> {
-        let x = if self.matmul == Matmul::Bf16 && x.device().is_autodiff() && fused::applies(&x) {
+        let matmul = if x.device().is_autodiff() { self.matmul } else { self.inference_matmul };
+        let x = if matmul == Matmul::Bf16 && fused::applies(&x) {
             let y = mixed::matmul(x, self.linear.weight.val());
             relu(match &self.linear.bias {
                 Some(b) => y + b.val().unsqueeze_dim(0),
@@ -162,17 +169,33 @@ impl OracleNet {
 
     /// The same network with every hidden layer's product in training
     /// steps on the CPU computed as `matmul` says (`[backend] matmul`;
-    /// [`mixed`]). Inference and the head always run in f32.
+    /// [`mixed`]). Inference passes keep their own setting
+    /// ([`OracleNet::with_inference_matmul`], f32 unless set); the head
+    /// always runs in f32.
     #[must_use]
     pub fn with_matmul(mut self, matmul: Matmul) -> Self {
-        for block in &mut self.blocks {
-            block.first.matmul = matmul;
-            block.second.matmul = matmul;
-        }
-        for layer in &mut self.trunk {
+        for layer in self.hidden_mut() {
             layer.matmul = matmul;
         }
         self
+    }
+
+    /// The same network with every hidden layer's product in inference
+    /// passes (no gradients) on the CPU computed as `matmul` says
+    /// (`solve --matmul`; [`mixed`]): bf16 operands and f32 sums for
+    /// `bf16`. Training steps keep [`OracleNet::with_matmul`]'s setting;
+    /// the head always runs in f32.
+    #[must_use]
+    pub fn with_inference_matmul(mut self, matmul: Matmul) -> Self {
+        for layer in self.hidden_mut() {
+            layer.inference_matmul = matmul;
+        }
+        self
+    }
+
+    /// Every hidden layer (the trunk's and both of each block's).
+    fn hidden_mut(&mut self) -> impl Iterator<Item = &mut Dense> {
+        self.trunk.iter_mut().chain(self.blocks.iter_mut().flat_map(|b| [&mut b.first, &mut b.second]))
     }
 
     /// Outputs for a batch.

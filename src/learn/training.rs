@@ -38,7 +38,7 @@ use std::time::Instant;
 type Result<T, E = LearnError> = std::result::Result<T, E>;
 
 /// Held while a run seeds the device generators and draws its initial weights.
-static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+pub(crate) static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Set by the Ctrl-C handler; the loop checkpoints and stops when it sees it.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);

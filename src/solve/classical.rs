@@ -17,7 +17,7 @@
 
 use super::bounds;
 use super::error::{SolveError, invalid};
-use super::heuristics::sliding_heuristic;
+use super::front::{self, FrontEnd, FrontVisitor};
 use super::input::{self, Case, Input};
 use super::record::{self, Producer, Record};
 use crate::csvlog::Col;
@@ -27,7 +27,7 @@ use crate::cube3::{Cube3, Cube3Puzzle, Metric};
 use crate::folder::{self, IfExists, Output};
 use crate::heuristics::{Heuristic, Zero};
 use crate::puzzle::{MoveId, Puzzle, replay};
-use crate::registry::PuzzleKind;
+use crate::registry::{AnyPuzzle, PuzzleKind};
 use crate::search::best_first::best_first_within;
 use crate::search::korf::{KorfSolver, gods_number};
 use crate::search::{
@@ -173,7 +173,7 @@ pub struct ClassicalOptions {
 impl ClassicalOptions {
     /// The cube heuristic to use, in lower case: `zero` for methods that
     /// use none, else the one named or `default`.
-    fn heuristic_spec(&self, default: &str) -> String {
+    pub(super) fn heuristic_spec(&self, default: &str) -> String {
         match &self.heuristic {
             _ if !self.method.uses_heuristic() => "zero".into(),
             Some(h) => h.trim().to_ascii_lowercase(),
@@ -283,7 +283,7 @@ pub fn run_cases<P: Puzzle, H: Heuristic<P> + Sync>(
 }
 
 /// [`run_cases`] with the options' method, limits, depth, width and jobs.
-fn run_with<P: Puzzle, H: Heuristic<P> + Sync>(
+pub(super) fn run_with<P: Puzzle, H: Heuristic<P> + Sync>(
     opts: &ClassicalOptions,
     puzzle: &P,
     h: &H,
@@ -300,7 +300,7 @@ fn run_with<P: Puzzle, H: Heuristic<P> + Sync>(
 /// cube-specific solver (parallel over the first move, stronger pruning);
 /// `pdb-generic` runs the generic single-threaded searches with the same
 /// tables. Every solution is replayed on the sticker cube as well.
-fn run_cube(
+pub(super) fn run_cube(
     opts: &ClassicalOptions,
     spec: &str,
     cache: Option<&std::path::Path>,
@@ -360,7 +360,7 @@ fn run_cube(
 /// Runs the 2×2×2 instances with `zero`, or with `bfs-table`: the exact
 /// distances of every position from a complete breadth-first search (the
 /// whole space fits; built in seconds), the perfect heuristic h*.
-fn run_cube2(
+pub(super) fn run_cube2(
     opts: &ClassicalOptions,
     puzzle: &Cube2Puzzle,
     spec: &str,
@@ -403,7 +403,7 @@ fn korf_applies(opts: &ClassicalOptions) -> Result<(), SolveError> {
     Ok(())
 }
 
-fn check_heuristic<P: Puzzle, H: Heuristic<P> + ?Sized>(method: Method, h: &H) -> Result<(), SolveError> {
+pub(super) fn check_heuristic<P: Puzzle, H: Heuristic<P> + ?Sized>(method: Method, h: &H) -> Result<(), SolveError> {
     if method.needs_admissible() && !h.admissible() {
         return Err(invalid!(
             format!("heuristic `{}`", h.name()),
@@ -436,41 +436,13 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf, SolveError> {
         None => None,
     };
     let cache = crate::heuristics::store::cache_dir();
-    let (rows, set_label, puzzle_name, h_name) = match opts.puzzle {
-        PuzzleKind::Sliding(n) => {
-            let goal = opts.goal.as_deref().map(Goal::from_str).transpose()?;
-            let (puzzle, (cases, label)) = input::boards(&opts.input, n, goal.as_ref())?;
-            let spec = opts.heuristic.clone().unwrap_or_else(|| "manhattan".into());
-            let h = if opts.method.uses_heuristic() {
-                sliding_heuristic(&puzzle, &spec, cache.as_deref())?
-            } else {
-                Box::new(Zero)
-            };
-            check_heuristic(opts.method, h.as_ref())?;
-            let bar = super::progress_bar(opts.progress, cases.len(), "instances");
-            let rows = run_with(opts, &puzzle, &h, &cases, &bar)?;
-            bar.finish_and_clear();
-            (rows, label, puzzle.name(), h.name())
-        }
-        PuzzleKind::Cube3 => {
-            input::no_goal(opts.goal.as_deref(), opts.puzzle)?;
-            let puzzle = Cube3Puzzle::new(opts.metric);
-            let (cases, label) = input::cubes(&opts.input, &puzzle)?;
-            let bar = super::progress_bar(opts.progress, cases.len(), "instances");
-            let (rows, h_name) = run_cube(opts, &opts.heuristic_spec("pdb"), cache.as_deref(), &cases, &bar)?;
-            bar.finish_and_clear();
-            (rows, label, puzzle.name(), h_name)
-        }
-        PuzzleKind::Cube2 => {
-            input::no_goal(opts.goal.as_deref(), opts.puzzle)?;
-            let puzzle = Cube2Puzzle::new(opts.metric);
-            let (cases, label) = input::cube2s(&opts.input, &puzzle)?;
-            let bar = super::progress_bar(opts.progress, cases.len(), "instances");
-            let (rows, h_name) = run_cube2(opts, &puzzle, &opts.heuristic_spec("bfs-table"), &cases, &bar)?;
-            bar.finish_and_clear();
-            (rows, label, puzzle.name(), h_name)
-        }
-    };
+    if !opts.puzzle.has_goal() {
+        input::no_goal(opts.goal.as_deref(), opts.puzzle)?;
+    }
+    let goal = opts.goal.as_deref().map(Goal::from_str).transpose()?;
+    let puzzle = AnyPuzzle::new(opts.puzzle, opts.metric, goal.as_ref())?;
+    let (rows, set_label, puzzle_name, h_name) =
+        front::visit(puzzle, Classical { opts, goal: goal.as_ref(), cache: cache.as_deref() })?;
     let h_label = if opts.method.uses_heuristic() { h_name.clone() } else { "none".into() };
     let label = opts.label.clone().unwrap_or_else(|| {
         let w = if opts.method == Method::Beam { format!("-w{}", opts.width) } else { String::new() };
@@ -483,6 +455,26 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf, SolveError> {
     let by = Producer { puzzle: puzzle_name, method: opts.method.name().to_string(), heuristic: h_label };
     write_outputs(output.dir(), opts, &by, &rows)?;
     Ok(output.commit()?)
+}
+
+/// The search of [`run`] on the concrete puzzle: its instances, rows and
+/// names (set label, puzzle, heuristic).
+struct Classical<'a> {
+    opts: &'a ClassicalOptions,
+    goal: Option<&'a Goal>,
+    cache: Option<&'a std::path::Path>,
+}
+
+impl FrontVisitor for Classical<'_> {
+    type Out = Result<(Vec<Row>, String, String, String), SolveError>;
+    fn visit<P: FrontEnd>(self, puzzle: P) -> Self::Out {
+        let Classical { opts, goal, cache } = self;
+        let (puzzle, (cases, label)) = puzzle.instances(&opts.input, goal)?;
+        let bar = super::progress_bar(opts.progress, cases.len(), "instances");
+        let (rows, h_name) = puzzle.classical(opts, &cases, cache, &bar)?;
+        bar.finish_and_clear();
+        Ok((rows, label, puzzle.name(), h_name))
+    }
 }
 
 fn write_outputs(

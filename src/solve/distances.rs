@@ -8,17 +8,16 @@
 //! the 15-puzzle, the 24-puzzle and the 3×3×3 the search must be bounded
 //! with `--max-depth`, and the bound is checked before any memory is used.
 
-use super::error::{SolveError, invalid};
+use super::error::SolveError;
+use super::front::{self, FrontEnd, FrontVisitor};
 use super::input::no_goal;
 use crate::csvlog::{Col, write_table};
-use crate::cube2::Cube2Puzzle;
-use crate::cube3::{Cube3Puzzle, Metric};
+use crate::cube3::Metric;
 use crate::folder::{IfExists, Output};
 use crate::plot::{Chart, Series, Style};
-use crate::puzzle::Puzzle;
-use crate::registry::PuzzleKind;
+use crate::registry::{AnyPuzzle, PuzzleKind};
 use crate::search::DistanceTable;
-use crate::sliding::{Goal, Sliding};
+use crate::sliding::Goal;
 use std::path::PathBuf;
 use std::str::FromStr;
 
@@ -42,17 +41,17 @@ pub struct TableOptions {
     pub overwrite: bool,
 }
 
-/// Largest depth bound accepted for the cube in each metric, and for
-/// boards of width 4 and more: beyond these the table would not fit in memory.
-const MAX_CUBE_DEPTH_QTM: u32 = 7;
-const MAX_CUBE_DEPTH_HTM: u32 = 6;
-const MAX_LARGE_BOARD_DEPTH: u32 = 24;
+/// The table of [`run`] on the concrete puzzle: its name, the states at
+/// each distance up to the bound, and whether that is the whole space.
+struct Table<'a>(&'a TableOptions);
 
-/// The puzzle's name, the states at each distance up to `depth` (at most
-/// 255), and whether that is the whole space.
-fn bfs<P: Puzzle>(puzzle: &P, depth: u32) -> (String, Vec<u64>, bool) {
-    let t = DistanceTable::build(puzzle, depth.min(u32::from(u8::MAX)) as u8);
-    (puzzle.name(), t.counts.clone(), t.is_complete())
+impl FrontVisitor for Table<'_> {
+    type Out = Result<(String, Vec<u64>, bool), SolveError>;
+    fn visit<P: FrontEnd>(self, puzzle: P) -> Self::Out {
+        let depth = puzzle.table_depth(self.0.max_depth)?;
+        let t = DistanceTable::build(&puzzle, depth.min(u32::from(u8::MAX)) as u8);
+        Ok((puzzle.name(), t.counts.clone(), t.is_complete()))
+    }
 }
 
 /// Builds the table, writes the distribution and the plot; returns the
@@ -62,57 +61,11 @@ fn bfs<P: Puzzle>(puzzle: &P, depth: u32) -> (String, Vec<u64>, bool) {
 /// A missing or too deep bound for a large space, a bad goal, or an
 /// existing output folder without `--overwrite`.
 pub fn run(opts: &TableOptions) -> Result<(PathBuf, Vec<u64>, bool), SolveError> {
-    let (name, counts, complete) = match opts.puzzle {
-        PuzzleKind::Sliding(n) => {
-            let goal = match &opts.goal {
-                Some(g) => Goal::from_str(g)?,
-                None => Goal::BlankLast,
-            };
-            let depth = match (n, opts.max_depth) {
-                (..=3, d) => d.unwrap_or(u32::from(u8::MAX)),
-                (_, None) => {
-                    return Err(invalid!(
-                        format!("a distance table of puzzle{} without a depth bound", n * n - 1),
-                        "the whole space does not fit in memory; give a depth bound (at most {MAX_LARGE_BOARD_DEPTH})"
-                    ));
-                }
-                (_, Some(d)) if d > MAX_LARGE_BOARD_DEPTH => {
-                    return Err(invalid!(
-                        format!("depth bound {d}"),
-                        "at most {MAX_LARGE_BOARD_DEPTH} for boards of width 4 and more (memory)"
-                    ));
-                }
-                (_, Some(d)) => d,
-            };
-            bfs(&Sliding::new(n, goal)?, depth)
-        }
-        PuzzleKind::Cube3 => {
-            no_goal(opts.goal.as_deref(), opts.puzzle)?;
-            let cap = if opts.metric == Metric::Qtm { MAX_CUBE_DEPTH_QTM } else { MAX_CUBE_DEPTH_HTM };
-            let depth = match opts.max_depth {
-                None => {
-                    return Err(invalid!(
-                        "a distance table of the cube without a depth bound",
-                        "give a depth bound (at most {cap} in {})",
-                        opts.metric
-                    ));
-                }
-                Some(d) if d > cap => {
-                    return Err(invalid!(
-                        format!("depth bound {d}"),
-                        "at most {cap} for the cube in {} (memory)",
-                        opts.metric
-                    ));
-                }
-                Some(d) => d,
-            };
-            bfs(&Cube3Puzzle::new(opts.metric), depth)
-        }
-        PuzzleKind::Cube2 => {
-            no_goal(opts.goal.as_deref(), opts.puzzle)?;
-            bfs(&Cube2Puzzle::new(opts.metric), opts.max_depth.unwrap_or(u32::MAX))
-        }
-    };
+    if !opts.puzzle.has_goal() {
+        no_goal(opts.goal.as_deref(), opts.puzzle)?;
+    }
+    let goal = opts.goal.as_deref().map(Goal::from_str).transpose()?;
+    let (name, counts, complete) = front::visit(AnyPuzzle::new(opts.puzzle, opts.metric, goal.as_ref())?, Table(opts))?;
     let label = opts.label.clone().unwrap_or_else(|| format!("{name}-distances"));
     let if_exists = if opts.overwrite { IfExists::Replace } else { IfExists::Refuse };
     let output = Output::claim(&opts.out_root, &label, "--label", if_exists)?;

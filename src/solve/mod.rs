@@ -12,6 +12,7 @@ pub mod classical;
 pub mod distances;
 pub mod error;
 pub mod exact;
+pub mod front;
 pub mod heuristics;
 pub mod input;
 pub mod local;
@@ -25,15 +26,16 @@ pub mod widths;
 use crate::csvlog::{Col, write_table};
 use crate::cube3::{Metric, Turn, notation};
 use crate::folder::{self, IfExists, Output};
-use crate::learn::config::{DeviceKind, TrainConfig};
+use crate::learn::config::{DeviceKind, Matmul, TrainConfig};
 use crate::learn::inference::NetOracle;
 use crate::plot::{Chart, Series, Style};
 use crate::puzzle::{MoveId, Puzzle, replay};
-use crate::registry::{AnyPuzzle, PuzzleKind};
+use crate::registry::PuzzleKind;
 use crate::search::symmetric::{Mean, SymmetricOracle, Transform};
 use crate::search::{BeamConfig, BeamOutcome, Oracle, OracleKind, Status, beam_search, effective_branching_factor};
 use crate::statistics::pearson;
 use error::{SolveError, invalid};
+use front::{FrontEnd, FrontVisitor};
 use indicatif::{ProgressBar, ProgressStyle};
 use input::{Case, Input};
 use published::{Published, PublishedRow};
@@ -79,6 +81,10 @@ pub struct SolveOptions {
     pub jobs: usize,
     /// Device that evaluates the network (default: the CPU).
     pub device: Option<DeviceKind>,
+    /// The hidden layers' products in every forward of the network
+    /// (`--matmul`; [`NetOracle::with_matmul`]): f32, or bf16 operands with
+    /// f32 sums on the CPU.
+    pub matmul: Matmul,
     /// Symmetric ensemble size K (cube3 only; 1 = off): the network is
     /// averaged over the K symmetries of [`crate::cube3::symmetry::ensemble`],
     /// K forwards per state evaluated.
@@ -90,7 +96,7 @@ pub struct SolveOptions {
 
 /// A second length measure of a puzzle's solutions, written beside
 /// `length` (the cube: the other metric).
-struct OtherMetric<'a> {
+pub struct OtherMetric<'a> {
     /// Its column in `instances.csv`.
     column: &'static str,
     /// The names of the puzzle's own metric and of this one (console).
@@ -116,18 +122,22 @@ impl<K> Row<K> {
     }
 }
 
-/// The depth limit of beam search with a run's oracle when none is given:
-/// 40 moves for the cubes (beyond God's number: 26 QTM and 20 HTM on the
-/// 3×3×3, the limit every shipped cube table was made with; 14 and 11 on
-/// the 2×2×2), and twice the run's longest training walk for the sliding
-/// puzzles (EfficientCube's rule: 160 for the 15-puzzle trained on walks
-/// of 80).
-#[must_use]
-pub fn default_max_depth(config: &TrainConfig) -> usize {
-    match config.puzzle.kind {
-        PuzzleKind::Cube3 | PuzzleKind::Cube2 => 40,
-        _ => 2 * config.data.scramble_len.max(),
+/// The depth limit of beam search with a run's oracle when none is given,
+/// as the run's puzzle sets it ([`front::FrontEnd::default_max_depth`]):
+/// 40 moves for the cubes, twice the run's longest training walk for the
+/// sliding puzzles.
+///
+/// # Errors
+/// A config whose puzzle cannot be built.
+pub fn default_max_depth(config: &TrainConfig) -> Result<usize, SolveError> {
+    struct Depth<'a>(&'a TrainConfig);
+    impl FrontVisitor for Depth<'_> {
+        type Out = usize;
+        fn visit<P: FrontEnd>(self, puzzle: P) -> usize {
+            puzzle.default_max_depth(self.0)
+        }
     }
+    Ok(front::visit(config.puzzle()?, Depth(config)))
 }
 
 /// Runs `solve`; returns the output folder.
@@ -140,7 +150,7 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
     // kept in the process, they are not faulted in afresh (12.9% of a
     // search at 2^14 went to page faults before; docs/solving.md).
     crate::learn::backend::tune_allocator();
-    let oracle = NetOracle::load(&opts.run_dir, opts.checkpoint.as_deref(), opts.device)?;
+    let oracle = NetOracle::load(&opts.run_dir, opts.checkpoint.as_deref(), opts.device)?.with_matmul(opts.matmul)?;
     let trained = oracle.config.puzzle()?;
     if let Some(kind) = opts.puzzle
         && kind != trained.kind()
@@ -168,37 +178,30 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
         if opts.exact {
             return Err(invalid!(k, "the symmetric ensemble applies to the sweep, not to solve exact"));
         }
-        if trained.kind() != PuzzleKind::Cube3 {
-            return Err(invalid!(k, "the cube's symmetries apply to cube3 runs; this run solves {}", trained.kind()));
-        }
     }
     if opts.exact {
         return exact::run(opts, oracle, &trained);
     }
-    match trained {
-        AnyPuzzle::Cube3(puzzle) => {
-            let other = cube_lengths(opts.metric, puzzle.metric, oracle.num_moves(), move |m| puzzle.turn(m))?;
-            let loaded = input::cubes(&opts.input, &puzzle)?;
-            let transforms = cube_symmetries(opts.symmetry, puzzle.metric)?;
-            sweep_with(&puzzle, oracle, transforms, loaded, opts, Some(&other), &no_more_tables)
-        }
-        AnyPuzzle::Cube2(puzzle) => {
-            let other = cube_lengths(opts.metric, puzzle.metric, oracle.num_moves(), move |m| puzzle.turn(m))?;
-            let loaded = input::cube2s(&opts.input, &puzzle)?;
-            sweep(&puzzle, oracle, loaded, opts, Some(&other), &no_more_tables)
-        }
-        AnyPuzzle::Sliding(trained) => {
-            if let Some(m) = opts.metric {
-                return Err(invalid!(
-                    format!("metric {m}"),
-                    "metrics apply to the cube; this run's model solves {}",
-                    trained.name()
-                ));
-            }
-            // The boards must share the goal the oracle was trained for.
-            let goal = oracle.config.goal()?.unwrap_or_default();
-            let (puzzle, loaded) = input::boards(&opts.input, trained.n(), Some(&goal))?;
-            sweep(&puzzle, oracle, loaded, opts, None, &no_more_tables)
+    front::visit(trained, OracleSweep { opts, oracle })
+}
+
+/// The sweep of [`run`] on the run's puzzle.
+struct OracleSweep<'a> {
+    opts: &'a SolveOptions,
+    oracle: NetOracle,
+}
+
+impl FrontVisitor for OracleSweep<'_> {
+    type Out = Result<PathBuf, SolveError>;
+    fn visit<P: FrontEnd>(self, puzzle: P) -> Self::Out {
+        let OracleSweep { opts, oracle } = self;
+        // Boards must share the goal the oracle was trained for.
+        let goal = oracle.config.goal()?.unwrap_or_default();
+        let (puzzle, loaded) = puzzle.instances(&opts.input, Some(&goal))?;
+        let other = puzzle.other_metric(opts.metric, oracle.num_moves())?;
+        match puzzle.ensemble(opts.symmetry)? {
+            Some(t) => sweep_with(&puzzle, oracle, t, loaded, opts, other.as_ref(), &no_more_tables),
+            None => sweep(&puzzle, oracle, loaded, opts, other.as_ref(), &no_more_tables),
         }
     }
 }
@@ -206,7 +209,7 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
 /// A cube model's solutions measured in the other metric (a QTM model's
 /// also in HTM, and the other way round), after checking that the metric
 /// the caller asked for, if any, is the model's. Move `m` is `turn(m)`.
-fn cube_lengths<'a>(
+pub(super) fn cube_lengths<'a>(
     wanted: Option<Metric>,
     metric: Metric,
     moves: usize,
@@ -238,7 +241,7 @@ fn no_more_tables(_: &Path) -> Result<(), SolveError> {
 
 /// The `k` symmetries of `solve --symmetry k` as the ensemble's transforms
 /// (one-hot gather, move map in `metric`), the identity first.
-fn cube_symmetries(k: usize, metric: Metric) -> Result<Vec<Transform>, SolveError> {
+pub(super) fn cube_symmetries(k: usize, metric: Metric) -> Result<Vec<Transform>, SolveError> {
     Ok(ensemble(k)?.iter().map(|s| Transform { input: s.encoding_gather(), moves: s.move_map(metric) }).collect())
 }
 
@@ -275,7 +278,10 @@ fn sweep_with<P: Puzzle>(
     other: Option<&OtherMetric>,
     more: &MoreTables,
 ) -> Result<PathBuf, SolveError> {
-    let max_depth = opts.max_depth.unwrap_or_else(|| default_max_depth(&oracle.config));
+    let max_depth = match opts.max_depth {
+        Some(d) => d,
+        None => default_max_depth(&oracle.config)?,
+    };
     let oracle = SymmetricOracle::new(oracle, transforms, Mean::Arithmetic)?;
     let (symmetry, kind) = (oracle.k(), oracle.kind());
     let dedup_tag = if opts.dedup { "" } else { "-nodedup" };

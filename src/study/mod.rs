@@ -16,7 +16,7 @@ pub mod fit;
 pub mod merge;
 
 use crate::csvlog::{Col, read_columns, write_table};
-use crate::learn::config::{ConfigError, TrainConfig};
+use crate::learn::config::{ConfigError, Matmul, TrainConfig};
 use crate::learn::error::LearnError;
 use crate::learn::model::parameter_count;
 use crate::learn::training::{self, TrainOptions};
@@ -363,6 +363,7 @@ pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointSt
         escalate_to: 0,
         jobs: 1,
         device: None,
+        matmul: Matmul::F32,
         symmetry: 1,
         kind: None,
     };

@@ -14,6 +14,7 @@ mod cube3_optimal;
 mod fuzz;
 mod games;
 mod heuristics;
+mod inference_precision;
 mod local_search;
 mod oracle_kinds;
 mod parberry;

@@ -103,7 +103,7 @@ fn the_shipped_value_oracle_solves_deepcubea_boards() {
     // The depth limit `solve` uses with this run (twice its longest walk).
     let beam = BeamConfig {
         width: 64,
-        max_depth: default_max_depth(&oracle.config),
+        max_depth: default_max_depth(&oracle.config).unwrap(),
         dedup: true,
         prune: true,
         record_beams: false,

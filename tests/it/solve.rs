@@ -272,7 +272,7 @@ fn parallel_workers_give_the_same_solutions_as_one() {
         assert_eq!(code, 0, "{err}");
         let dir = shallow_run().join("solve").join(&label);
         let summary = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
-        assert!(summary.lines().next().unwrap().ends_with(",wall_s_per_instance"), "{summary}");
+        assert!(summary.lines().next().unwrap().ends_with(",wall_s_per_instance,matmul"), "{summary}");
         // Everything up to the timings: width, id, status, solution, lengths, node counts.
         let inst = std::fs::read_to_string(dir.join("instances.csv")).unwrap();
         inst.lines().map(|l| l.split(',').take(12).collect::<Vec<_>>().join(",") + "\n").collect()

@@ -1,0 +1,175 @@
+//! `solve --matmul bf16`: a Q-distance cube oracle trained here for
+//! seconds searches the same seeded cubes with f32 and with bf16 products
+//! (every solution replayed by `solve`): the same share is solved, the
+//! mean length is within a small tolerance of f32's, the kernel that ran is
+//! named on one line, and `summary.csv` records the choice in its last
+//! column; bf16 also serves each `--jobs` worker and the symmetric
+//! ensemble, and its rounded-f32 fallback solves as the kernel does.
+
+use cube_oracle::cube3::{Cube3, Cube3Puzzle, Metric};
+use cube_oracle::learn::config::{LengthSpec, TrainConfig};
+use cube_oracle::learn::training::{self, TrainOptions};
+use cube_oracle::puzzle::Puzzle;
+use cube_oracle::rundir::Existing;
+use cube_oracle::search::OracleKind;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The cubes searched.
+const CUBES: usize = 24;
+
+/// A Q-distance oracle trained on walks of 1..=6 quarter turns (seed 1).
+fn trained_run(out: &Path) -> PathBuf {
+    let mut cfg = TrainConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
+    cfg.run.out_dir = out.to_path_buf();
+    cfg.run.name = "q".into();
+    cfg.model.kind = OracleKind::QDistance;
+    cfg.data.scramble_len = LengthSpec::Range { min: 1, max: 6 };
+    cfg.model.hidden = vec![256];
+    cfg.optim.lr = 3e-3;
+    cfg.train.steps = Some(400);
+    cfg.train.eval_every = 400;
+    cfg.train.checkpoint_every = 400;
+    cfg.train.threads = Some(1);
+    training::run(&cfg, &TrainOptions::new(Existing::Refuse)).unwrap();
+    out.join("q")
+}
+
+/// `CUBES` cubes 4 or 5 quarter turns from solved, from a fixed linear
+/// congruential sequence of moves, as a TSV test set.
+fn cubes(path: &Path) {
+    let p = Cube3Puzzle::new(Metric::Qtm);
+    let mut x: u64 = 12345;
+    let mut tsv = String::from("id\tfacelets\n");
+    for i in 0..CUBES {
+        let mut c = Cube3::SOLVED;
+        for _ in 0..4 + i % 2 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            p.apply(&mut c, ((x >> 33) % 12) as u8);
+        }
+        tsv.push_str(&format!("c{i}\t{}\n", c.to_facelets()));
+    }
+    std::fs::write(path, tsv).unwrap();
+}
+
+/// One CSV as rows of named fields.
+fn table(path: &Path) -> Vec<HashMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut lines = text.lines();
+    let head: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
+    lines.map(|l| head.iter().cloned().zip(l.split(',').map(String::from)).collect()).collect()
+}
+
+/// What one `solve` reported.
+struct Solved {
+    stderr: String,
+    header: String,
+    summary: HashMap<String, String>,
+    /// Per cube, its solution's length (`None`: unsolved).
+    lengths: Vec<Option<f64>>,
+}
+
+impl Solved {
+    fn solved_share(&self) -> f64 {
+        self.lengths.iter().filter(|l| l.is_some()).count() as f64 / self.lengths.len() as f64
+    }
+
+    fn mean_length(&self) -> f64 {
+        let l: Vec<f64> = self.lengths.iter().flatten().copied().collect();
+        l.iter().sum::<f64>() / l.len().max(1) as f64
+    }
+}
+
+fn solve(run: &Path, set: &Path, out: &Path, label: &str, extra: &[&str], kernel: Option<&str>) -> Solved {
+    let mut cmd = crate::common::command(env!("CARGO_BIN_EXE_solve"));
+    cmd.args(["beam", "--run", run.to_str().unwrap(), "--testset", set.to_str().unwrap()]);
+    cmd.args(["--beam-log2", "6", "--max-depth", "10", "--out", out.to_str().unwrap(), "--label", label]);
+    cmd.args(extra);
+    match kernel {
+        Some(k) => cmd.env("CUBE_ORACLE_BF16_KERNEL", k),
+        None => cmd.env_remove("CUBE_ORACLE_BF16_KERNEL"),
+    };
+    let o = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(0), "solve {extra:?}: {stderr}");
+    let dir = out.join(label);
+    let header = std::fs::read_to_string(dir.join("summary.csv")).unwrap().lines().next().unwrap().to_string();
+    let mut summary = table(&dir.join("summary.csv"));
+    assert_eq!(summary.len(), 1, "one width");
+    let rows = table(&dir.join("instances.csv"));
+    assert_eq!(rows.len(), CUBES);
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r["id"], format!("c{i}"), "instances in order");
+    }
+    let lengths = rows.iter().map(|r| (r["status"] == "solved").then(|| r["length"].parse::<f64>().unwrap())).collect();
+    Solved { stderr, header, summary: summary.remove(0), lengths }
+}
+
+#[test]
+fn bf16_products_solve_as_f32_does() {
+    let out = std::env::temp_dir().join(format!("cube-oracle-inference-precision-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let run = trained_run(&out);
+    let set = out.join("cubes.tsv");
+    cubes(&set);
+    let results = out.join("solve");
+
+    let f32 = solve(&run, &set, &results, "f32", &["--matmul", "f32"], None);
+    let bf16 = solve(&run, &set, &results, "bf16", &["--matmul", "bf16"], None);
+    // f32 is the default, and says nothing about bf16.
+    let default = solve(&run, &set, &results, "default", &[], None);
+    assert!(!f32.stderr.contains("bf16 products") && !default.stderr.contains("bf16 products"), "{}", f32.stderr);
+    assert_eq!(default.lengths, f32.lengths, "the default is f32");
+
+    // The kernel that runs is named (this CPU's, the rounded-f32 path where it has none).
+    let kernel = cube_oracle::learn::mixed::describe();
+    assert!(bf16.stderr.contains(&format!("bf16 products on {kernel}\n")), "{}", bf16.stderr);
+    // The choice is the last column of summary.csv, after the core and the oracle's own.
+    let core = cube_oracle::solve::record::SUMMARY_COLUMNS.join(",");
+    for (s, want) in [(&f32, "f32"), (&bf16, "bf16"), (&default, "f32")] {
+        assert!(s.header.starts_with(&format!("{core},kind,symmetry,")), "{}", s.header);
+        assert!(s.header.ends_with(",wall_s_per_instance,matmul"), "{}", s.header);
+        assert_eq!(s.summary["matmul"], want);
+    }
+
+    // The trained oracle solves these cubes in either precision, by
+    // nearly the same paths.
+    assert!(f32.solved_share() >= 0.9, "f32 solved {:?}", f32.lengths);
+    assert_eq!(bf16.solved_share(), f32.solved_share(), "bf16 {:?} against f32 {:?}", bf16.lengths, f32.lengths);
+    let (a, b) = (f32.mean_length(), bf16.mean_length());
+    assert!((a - b).abs() <= 0.25, "mean length: f32 {a}, bf16 {b}");
+    assert_eq!(bf16.summary["solved_pct"], f32.summary["solved_pct"]);
+
+    // Two workers, each with its copy of the bf16 network, and a symmetric
+    // ensemble of four over it.
+    let sym = solve(&run, &set, &results, "bf16-sym", &["--matmul", "bf16", "--jobs", "2", "--symmetry", "4"], None);
+    assert_eq!((sym.summary["matmul"].as_str(), sym.summary["symmetry"].as_str()), ("bf16", "4"));
+    assert!(sym.solved_share() >= f32.solved_share() - 0.05, "ensemble: {:?}", sym.lengths);
+    let two = solve(&run, &set, &results, "bf16-jobs2", &["--matmul", "bf16", "--jobs", "2"], None);
+    assert_eq!(two.lengths, bf16.lengths, "two bf16 workers find what one finds");
+
+    // The fallback of a CPU without a bf16 unit: operands rounded, f32 GEMM.
+    let rounded = solve(&run, &set, &results, "bf16-rounded", &["--matmul", "bf16"], Some("none"));
+    assert!(rounded.stderr.contains("bf16 products on rounded f32\n"), "{}", rounded.stderr);
+    assert_eq!(rounded.solved_share(), bf16.solved_share());
+    let c = rounded.mean_length();
+    assert!((c - b).abs() <= 0.25, "mean length: rounded f32 {c}, bf16 kernel {b}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn bad_matmul_values_are_refused() {
+    let o = crate::common::command(env!("CARGO_BIN_EXE_solve"))
+        .args(["beam", "--matmul", "f16", "--scramble", "R U"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("[possible values: f32, bf16]"), "{err}");
+    // The flag belongs to the oracle's modes only.
+    let o = crate::common::command(env!("CARGO_BIN_EXE_solve"))
+        .args(["classical", "bfs", "--matmul", "bf16", "--scramble", "R"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+}
