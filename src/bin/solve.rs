@@ -675,13 +675,10 @@ fn classical_search(
 /// `--metric` of a puzzle (default QTM); refused for sliding puzzles,
 /// which have one move set.
 fn cube_metric(metric: Option<MetricArg>, puzzle: PuzzleKind) -> anyhow::Result<Metric> {
-    match (metric, puzzle) {
-        (Some(_), PuzzleKind::Sliding(n)) => anyhow::bail!(
-            "--metric applies to the cubes (cube3, cube2); puzzle{} has one move set (the blank's four moves)",
-            n * n - 1
-        ),
-        (m, _) => Ok(m.map_or(Metric::Qtm, Metric::from)),
+    if metric.is_some() && !puzzle.has_metric() {
+        anyhow::bail!("--metric applies to the cubes (cube3, cube2); {puzzle} has one move set");
     }
+    Ok(metric.map_or(Metric::Qtm, Metric::from))
 }
 
 /// The instances named by exactly one source (clap lets one through).
