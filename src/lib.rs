@@ -29,6 +29,7 @@ pub mod information;
 pub mod learn;
 pub mod local;
 pub mod plot;
+pub mod powerlaw;
 pub mod puzzle;
 pub mod registry;
 pub mod rundir;

@@ -602,9 +602,7 @@ fn run_oracle(opts: &SolveOptions) -> anyhow::Result<PathBuf> {
     if opts.matmul == Matmul::Bf16 && opts.device != Some(DeviceKind::Gpu) {
         eprintln!("bf16 products on {}", cube_oracle::learn::mixed::describe());
     }
-    let dir = solve::run(opts)?;
-    solve::record::append_column(&dir.join("summary.csv"), "matmul", opts.matmul.name())?;
-    Ok(dir)
+    Ok(solve::run(opts)?)
 }
 
 /// The request of oracle beam search shared by `beam` and `exact`.

@@ -157,11 +157,11 @@ impl Oracle for NetOracle {
 #[cfg(test)]
 mod tests {
     use super::NetOracle;
-    use crate::learn::config::{DeviceKind, Matmul, TrainConfig};
+    use crate::learn::config::{DeviceKind, Matmul, Norm, TrainConfig};
     use crate::learn::error::LearnError;
     use crate::learn::gemm::round_bf16;
     use crate::learn::model::{NamedTensor, OracleNet};
-    use crate::search::Oracle;
+    use crate::search::{Oracle, OracleKind};
     use burn::module::Module;
     use burn::tensor::Device;
     use std::collections::HashMap;
@@ -173,11 +173,13 @@ mod tests {
     /// that are not multiples of the kernels' 32, one residual block),
     /// with seeded initial weights.
     fn seeded_oracle() -> NetOracle {
-        let text = "[run]\nname = \"bf16-inference\"\nseed = 7\n[puzzle]\nkind = \"cube3\"\nmetric = \"qtm\"\n\
-                    [data]\nscramble_len = 8\nstates_per_step = 64\n[model]\nkind = \"q-distance\"\n\
-                    encoding = \"one-hot\"\nhidden = [80, 48]\nresidual_blocks = 1\nnorm = \"batch\"\n\
-                    [train]\nsteps = 1\n[backend]\ndevice = \"cpu\"\n";
-        let config = TrainConfig::parse(text, Path::new("bf16-inference.toml")).expect("a valid config");
+        let smoke = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml");
+        let mut config = TrainConfig::load(&smoke).expect("the smoke config");
+        config.run.seed = 7;
+        config.model.kind = OracleKind::QDistance;
+        config.model.hidden = vec![80, 48];
+        config.model.residual_blocks = 1;
+        assert_eq!(config.model.norm, Norm::Batch);
         let puzzle = config.puzzle().expect("cube3");
         let (inputs, outputs) = (puzzle.encoded_len(), config.model.kind.outputs(puzzle.num_moves()));
         let device = Device::flex();
@@ -193,7 +195,7 @@ mod tests {
 
     /// A fixed batch of one-hot-like rows (six ones in every 54 features).
     fn batch(inputs: usize) -> Vec<f32> {
-        (0..ROWS * inputs).map(|i| if (i * 7 + i / inputs * 13) % 6 == 0 { 1.0 } else { 0.0 }).collect()
+        (0..ROWS * inputs).map(|i| if (i * 7 + i / inputs * 13).is_multiple_of(6) { 1.0 } else { 0.0 }).collect()
     }
 
     fn predict(oracle: &mut NetOracle, x: &[f32]) -> Vec<f32> {
@@ -258,7 +260,9 @@ mod tests {
     /// by bf16 rounding only: its outputs are those of the network with
     /// each hidden layer's operands rounded to bf16 (computed here
     /// independently), and differ from the f32 outputs by more than
-    /// nothing and by less than 2% of the largest output. A clone (a
+    /// nothing and by less than 1% of the largest output (bf16 keeps 8
+    /// significant bits: each operand moves by up to 2⁻⁹ ≈ 0.2%; measured
+    /// here, about 0.1%). A clone (a
     /// search worker's copy) computes the same, and `f32` undoes it.
     #[test]
     fn bf16_forwards_differ_from_f32_by_bf16_rounding() {
@@ -268,7 +272,8 @@ mod tests {
         let x = batch(f32_oracle.inputs);
         let want_f32 = reference(&f32_oracle.net, &f32_oracle.config, &x, false);
         let want_bf16 = reference(&f32_oracle.net, &f32_oracle.config, &x, true);
-        let scale = want_f32.iter().fold(1.0f32, |m, v| m.max(v.abs()));
+        let scale = want_f32.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        assert!(scale > 0.1, "outputs of some size: {scale}");
 
         let f32_out = predict(&mut f32_oracle, &x);
         let gap = largest_gap(&f32_out, &want_f32) / scale;
@@ -280,7 +285,8 @@ mod tests {
         let gap = largest_gap(&bf16_out, &want_bf16) / scale;
         assert!(gap < 1e-5, "bf16 forward: {gap} from the reference with rounded operands");
         let gap = largest_gap(&bf16_out, &f32_out) / scale;
-        assert!(gap > 1e-5 && gap < 2e-2, "bf16 against f32: {gap} of the largest output ({scale})");
+        eprintln!("bf16 against f32: {gap:.2e} of the largest output ({scale:.3})");
+        assert!(gap > 1e-5 && gap < 1e-2, "bf16 against f32: {gap} of the largest output ({scale})");
 
         let mut worker = bf16_oracle.clone();
         assert_eq!(predict(&mut worker, &x), bf16_out, "a clone computes what its original does");

@@ -227,6 +227,7 @@ pub(super) fn diagnostics<P: Puzzle>(
         y_label: "number of states".into(),
         log_x: true,
         log_y: true,
+        log2_x: false,
         series: vec![Series::new(
             "states",
             Style::Points,

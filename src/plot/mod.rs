@@ -53,6 +53,11 @@ pub enum Style {
     Reference,
     /// Markers only.
     Points,
+    /// A polyline with a marker at every point (a measured curve).
+    Measured,
+    /// A thin line without markers (a fitted law, a bound such as the
+    /// optimal mean).
+    Guide,
     /// Vertical bars centred on each x, of the given relative width.
     Bars,
 }
@@ -92,6 +97,9 @@ pub struct Chart {
     pub series: Vec<Series>,
     /// Text printed in the top-left corner of the plot area.
     pub note: Option<String>,
+    /// The x values are base-2 logarithms (of beam widths): ticks at whole
+    /// numbers only, labelled `2^k`.
+    pub log2_x: bool,
 }
 
 const COLOURS: [RGBColor; 8] = [
@@ -210,15 +218,20 @@ impl Chart {
         X: Ranged<ValueType = f64> + ValueFormatter<f64>,
         Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
     {
-        chart
-            .configure_mesh()
-            .x_desc(&self.x_label)
+        let (xr, _) = (chart.x_range(), chart.y_range());
+        // Whole powers of two only, labelled 2^k, on a log2 axis.
+        let ticks = (xr.end.floor() - xr.start.ceil()).max(0.0) as usize + 1;
+        let pow2 = |v: &f64| if (v - v.round()).abs() < 1e-6 { format!("2^{}", v.round()) } else { String::new() };
+        let mut mesh = chart.configure_mesh();
+        if self.log2_x {
+            mesh.x_labels(ticks.min(24)).x_label_formatter(&pow2);
+        }
+        mesh.x_desc(&self.x_label)
             .y_desc(&self.y_label)
             .label_style(("sans-serif", 15))
             .axis_desc_style(("sans-serif", 17))
             .light_line_style(WHITE.mix(0.0))
             .draw()?;
-        let (xr, _) = (chart.x_range(), chart.y_range());
         let width = self
             .series
             .iter()
@@ -241,6 +254,11 @@ impl Chart {
                     chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, colour.stroke_width(2))))?
                 }
                 Style::Points => chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, colour.mix(0.6).filled())))?,
+                Style::Measured => {
+                    chart.draw_series(LineSeries::new(pts.iter().copied(), colour.stroke_width(2)))?;
+                    chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, colour.filled())))?
+                }
+                Style::Guide => chart.draw_series(LineSeries::new(pts, colour.mix(0.8).stroke_width(1)))?,
                 Style::Bars => {
                     let w = 2.0 * half / bars;
                     let offset = -half + w * bar_index;
@@ -288,6 +306,28 @@ mod tests {
         assert_eq!(&png[1..4], b"PNG");
         let svg = std::fs::read_to_string(stem.with_extension("svg")).unwrap();
         assert!(svg.contains("<svg") && svg.contains("demo"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_log2_axis_is_labelled_in_whole_powers_of_two() {
+        let dir = std::env::temp_dir().join(format!("cube-oracle-plot-log2-{}", std::process::id()));
+        let stem = dir.join("widths");
+        Chart { log2_x: true, ..Chart::new("widths", "beam width", "length") }
+            .with(Series::new(
+                "measured",
+                Style::Measured,
+                (7..=12).map(|k| (f64::from(k), 30.0 - f64::from(k))).collect(),
+            ))
+            .with(Series::new("fitted", Style::Guide, vec![(7.0, 23.5), (12.0, 18.0)]))
+            .save(&stem)
+            .unwrap();
+        let svg = std::fs::read_to_string(stem.with_extension("svg")).unwrap();
+        for k in 7..=12 {
+            assert!(svg.contains(&format!("2^{k}")), "no tick 2^{k}");
+        }
+        // No fractional tick such as "7.5" or "2^7.5" on the width axis.
+        assert!(!svg.contains("2^7.5") && !svg.contains(">7.5<"), "a fractional width tick");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -317,7 +317,7 @@ fn sweep_with<P: Puzzle>(
     let mut wall_s = Vec::new();
     let mut widths = opts.widths.clone();
     let mut k = 0;
-    let tables = Tables { dir: &out_dir, by: &by, cases: &cases, other, symmetry, kind };
+    let tables = Tables { dir: &out_dir, by: &by, cases: &cases, other, symmetry, kind, matmul: opts.matmul };
     while k < widths.len() {
         let width = widths[k];
         k += 1;
@@ -456,6 +456,8 @@ struct Tables<'a, S> {
     symmetry: usize,
     /// The oracle's kind (the search it ran).
     kind: OracleKind,
+    /// The precision of the network's products.
+    matmul: Matmul,
 }
 
 impl<S> Tables<'_, S> {
@@ -502,6 +504,7 @@ impl<S> Tables<'_, S> {
                 ("mean_beam_nodes", Col::F64(beam_nodes.clone())),
                 ("entropy_length_pearson", Col::F64(pearsons.clone())),
                 ("wall_s_per_instance", Col::F64(wall_s.iter().map(|w| w / n).collect())),
+                ("matmul", Col::Str(vec![self.matmul.name().to_string(); summaries.len()])),
             ]
         };
         record::write_summary(&self.dir.join("summary.csv"), self.by, &summaries, extra(&summaries))?;
@@ -589,14 +592,15 @@ impl<S> Tables<'_, S> {
         let p = self.dir.join("plots");
         let log2 = |s: &Summary| (s.width as f64).log2();
         let units = self.units();
-        let mut length = Chart::new(
-            "Solution length against beam width",
-            "log2 beam width",
-            format!("mean solution length ({units})"),
-        )
-        .with(Series::new("this oracle", Style::Line, s.iter().map(|r| (log2(r), r.mean_length)).collect()));
-        let mut optimal = Chart::new("Optimal solutions against beam width", "log2 beam width", "% optimal")
-            .with(Series::new("this oracle", Style::Line, s.iter().map(|r| (log2(r), r.optimal_pct)).collect()));
+        let by_width = |f: fn(&Summary) -> f64| s.iter().map(|r| (log2(r), f(r))).collect::<Vec<_>>();
+        let mut length = Chart {
+            log2_x: true,
+            ..Chart::new("Solution length against beam width", "beam width", format!("mean solution length ({units})"))
+        }
+        .with(Series::new("this oracle", Style::Measured, by_width(|r| r.mean_length)));
+        let mut optimal =
+            Chart { log2_x: true, ..Chart::new("Optimal solutions against beam width", "beam width", "% optimal") }
+                .with(Series::new("this oracle", Style::Measured, by_width(|r| r.optimal_pct)));
         if let Some(table) = reference {
             let curve = |f: fn(&PublishedRow) -> f64| {
                 table.rows.iter().map(|r| (f64::from(r.log2_width), f(r))).collect::<Vec<_>>()
@@ -605,14 +609,38 @@ impl<S> Tables<'_, S> {
             length = length.with(Series::new(name, Style::Reference, curve(|r| r.mean_length)));
             optimal = optimal.with(Series::new(name, Style::Reference, curve(|r| r.optimal_pct)));
         }
+        // The fitted width law L(W) = L∞ + a/W^b, from four widths on where
+        // every instance is solved.
+        let solved: Vec<&Summary> = s.iter().filter(|r| r.solved_pct >= 100.0 && r.mean_length.is_finite()).collect();
+        let (ws, ls): (Vec<f64>, Vec<f64>) = solved.iter().map(|r| (r.width as f64, r.mean_length)).unzip();
+        if let (Some(f), Some(lo), Some(hi)) = (crate::powerlaw::fit(&ws, None, &ls), solved.first(), solved.last()) {
+            let (a, b) = (log2(lo), log2(hi));
+            let curve = (0..=40).map(|i| a + (b - a) * f64::from(i) / 40.0).map(|k| (k, f.law.at(k.exp2(), 1.0)));
+            let law = format!("L = {:.2} + {:.1}/W^{:.3}", f.law.e, f.law.a, f.law.alpha);
+            length = length.with(Series::new(format!("fitted: {law}"), Style::Guide, curve.collect()));
+        }
+        // The optimal mean over the instances whose optimum is known.
+        let known: Vec<f64> = rows
+            .iter()
+            .filter(|r| r.record.width == s.first().map_or(0, |f| f.width))
+            .filter_map(|r| r.record.optimal.map(f64::from))
+            .collect();
+        if !known.is_empty() && known.len() == rows.iter().filter(|r| r.record.width == s[0].width).count() {
+            let mean = known.iter().sum::<f64>() / known.len() as f64;
+            let xs = length.series.iter().flat_map(|c| c.points.iter().map(|p| p.0));
+            let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
+            let flat = vec![(lo, mean), (hi, mean)];
+            length = length.with(Series::new(format!("optimal mean ({mean:.2})"), Style::Guide, flat));
+        }
         length.save(&p.join("length_vs_width"))?;
         optimal.save(&p.join("optimal_vs_width"))?;
         Chart {
             log_y: true,
-            ..Chart::new("Time per instance against beam width", "log2 beam width", "seconds per instance")
+            log2_x: true,
+            ..Chart::new("Time per instance against beam width", "beam width", "seconds per instance")
         }
-        .with(Series::new("mean", Style::Line, s.iter().map(|r| (log2(r), r.mean_elapsed_s)).collect()))
-        .with(Series::new("p95", Style::Line, s.iter().map(|r| (log2(r), r.p95_elapsed_s)).collect()))
+        .with(Series::new("mean", Style::Measured, by_width(|r| r.mean_elapsed_s)))
+        .with(Series::new("p95", Style::Measured, by_width(|r| r.p95_elapsed_s)))
         .save(&p.join("time_vs_width"))?;
         if let (Some(last), Some(r_last)) = (s.last(), pearsons.last()) {
             let w = last.width;

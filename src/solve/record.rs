@@ -15,8 +15,7 @@
 //! carry their unit in the name.
 
 use super::error::SolveError;
-use crate::csvlog::{Col, TableError, write_table};
-use crate::rundir::{FileError, write_atomic};
+use crate::csvlog::{Col, write_table};
 use crate::search::Status;
 use crate::statistics::quantile;
 use std::path::Path;
@@ -270,25 +269,6 @@ pub fn write_summary(
     let mut cols = summary_columns(by, summaries);
     cols.extend(extra);
     Ok(write_table(path, cols)?)
-}
-
-/// Adds the column `name`, `value` in every row, at the end of the table
-/// at `path` (a written `summary.csv`: the core columns and a method's own
-/// stay first and in order). `value` holds no comma, quote or newline.
-///
-/// # Errors
-/// The table cannot be read or written back.
-pub fn append_column(path: &Path, name: &str, value: &str) -> Result<(), SolveError> {
-    debug_assert!(!value.contains([',', '"', '\n']) && !name.contains([',', '"', '\n']));
-    let text = std::fs::read_to_string(path).map_err(FileError::at("reading", path)).map_err(TableError::from)?;
-    let mut out = String::with_capacity(text.len() + 16 * text.lines().count());
-    for (i, line) in text.lines().enumerate() {
-        out.push_str(line);
-        out.push(',');
-        out.push_str(if i == 0 { name } else { value });
-        out.push('\n');
-    }
-    Ok(write_atomic(path, out.as_bytes()).map_err(TableError::from)?)
 }
 
 /// A percentage for the console (`label 12.5%`), or `label n/a` for NaN.

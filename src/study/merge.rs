@@ -1,5 +1,5 @@
 //! `study --fit`: every finished point's `point.csv` gathered into the
-//! study's `points.csv`, and the laws of [`super::fit`] fitted to them into
+//! study's `points.csv`, and the laws of [`crate::powerlaw`] fitted to them into
 //! `fit.csv`, one row per fitted quantity:
 //!
 //! - `held_out_loss` against `(N, D)`: `E + A/N^α + B/D^β`, with the
@@ -13,10 +13,10 @@
 //! mean absolute residual; `plots/loss-vs-flops` draws the points and the
 //! fitted `L(C)`.
 
-use super::fit::{self, Fit};
 use super::{POINT_FILE, Study, StudyError};
 use crate::csvlog::{Col, read_columns, write_table};
 use crate::plot::{Chart, Series, Style};
+use crate::powerlaw::{self as fit, Fit};
 use crate::rundir::write_atomic;
 use std::path::PathBuf;
 

@@ -10,9 +10,8 @@
 //! solved %, mean length, % optimal and forwards per instance. A killed
 //! study resumes the point it was on; `--shard k/n` takes every n-th point
 //! (a job array fans the grid out), and [`merge`] gathers whatever is
-//! finished into `points.csv` and the fits of [`fit`] into `fit.csv`.
+//! finished into `points.csv` and the fits of [`crate::powerlaw`] into `fit.csv`.
 
-pub mod fit;
 pub mod merge;
 
 use crate::csvlog::{Col, read_columns, write_table};

@@ -18,24 +18,24 @@ use std::path::{Path, PathBuf};
 /// The cubes searched.
 const CUBES: usize = 24;
 
-/// A Q-distance oracle trained on walks of 1..=6 quarter turns (seed 1).
+/// A Q-distance oracle trained on walks of 1..=8 quarter turns (seed 1).
 fn trained_run(out: &Path) -> PathBuf {
     let mut cfg = TrainConfig::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
     cfg.run.out_dir = out.to_path_buf();
     cfg.run.name = "q".into();
     cfg.model.kind = OracleKind::QDistance;
-    cfg.data.scramble_len = LengthSpec::Range { min: 1, max: 6 };
+    cfg.data.scramble_len = LengthSpec::Range { min: 1, max: 8 };
     cfg.model.hidden = vec![256];
     cfg.optim.lr = 3e-3;
-    cfg.train.steps = Some(400);
-    cfg.train.eval_every = 400;
-    cfg.train.checkpoint_every = 400;
+    cfg.train.steps = Some(800);
+    cfg.train.eval_every = 800;
+    cfg.train.checkpoint_every = 800;
     cfg.train.threads = Some(1);
     training::run(&cfg, &TrainOptions::new(Existing::Refuse)).unwrap();
     out.join("q")
 }
 
-/// `CUBES` cubes 4 or 5 quarter turns from solved, from a fixed linear
+/// `CUBES` cubes 6 to 8 quarter turns from solved, from a fixed linear
 /// congruential sequence of moves, as a TSV test set.
 fn cubes(path: &Path) {
     let p = Cube3Puzzle::new(Metric::Qtm);
@@ -43,7 +43,7 @@ fn cubes(path: &Path) {
     let mut tsv = String::from("id\tfacelets\n");
     for i in 0..CUBES {
         let mut c = Cube3::SOLVED;
-        for _ in 0..4 + i % 2 {
+        for _ in 0..6 + i % 3 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             p.apply(&mut c, ((x >> 33) % 12) as u8);
         }
@@ -134,9 +134,14 @@ fn bf16_products_solve_as_f32_does() {
 
     // The trained oracle solves these cubes in either precision, by
     // nearly the same paths.
-    assert!(f32.solved_share() >= 0.9, "f32 solved {:?}", f32.lengths);
+    assert!(f32.solved_share() >= 0.75, "f32 solved {:?}", f32.lengths);
     assert_eq!(bf16.solved_share(), f32.solved_share(), "bf16 {:?} against f32 {:?}", bf16.lengths, f32.lengths);
     let (a, b) = (f32.mean_length(), bf16.mean_length());
+    eprintln!(
+        "solved: f32 {:.3}, bf16 {:.3}; mean length: f32 {a:.3}, bf16 {b:.3}",
+        f32.solved_share(),
+        bf16.solved_share()
+    );
     assert!((a - b).abs() <= 0.25, "mean length: f32 {a}, bf16 {b}");
     assert_eq!(bf16.summary["solved_pct"], f32.summary["solved_pct"]);
 
@@ -153,6 +158,11 @@ fn bf16_products_solve_as_f32_does() {
     assert!(rounded.stderr.contains("bf16 products on rounded f32\n"), "{}", rounded.stderr);
     assert_eq!(rounded.solved_share(), bf16.solved_share());
     let c = rounded.mean_length();
+    eprintln!(
+        "rounded f32: solved {:.3}, mean length {c:.3}; ensemble: solved {:.3}",
+        rounded.solved_share(),
+        sym.solved_share()
+    );
     assert!((c - b).abs() <= 0.25, "mean length: rounded f32 {c}, bf16 kernel {b}");
     let _ = std::fs::remove_dir_all(&out);
 }
