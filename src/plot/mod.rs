@@ -222,9 +222,13 @@ impl Chart {
         // Whole powers of two only, labelled 2^k, on a log2 axis.
         let ticks = (xr.end.floor() - xr.start.ceil()).max(0.0) as usize + 1;
         let pow2 = |v: &f64| if (v - v.round()).abs() < 1e-6 { format!("2^{}", v.round()) } else { String::new() };
+        // Large values on a log axis in scientific notation (1e12, 3e12).
+        let sci = |v: &f64| if v.abs() >= 1e5 { format!("{v:.0e}") } else { format!("{v}") };
         let mut mesh = chart.configure_mesh();
         if self.log2_x {
             mesh.x_labels(ticks.min(24)).x_label_formatter(&pow2);
+        } else if self.log_x {
+            mesh.x_label_formatter(&sci);
         }
         mesh.x_desc(&self.x_label)
             .y_desc(&self.y_label)

@@ -136,7 +136,7 @@ fn fit_all(study: &Study, table: &std::path::Path) -> Result<Option<PathBuf>, St
         }
     }
     let dir = study.dir();
-    loss_chart(&pc, &pl, loss_c.as_ref())
+    loss_chart(&pn, &pc, &pl, loss_c.as_ref())
         .save(&dir.join("plots").join("loss-vs-flops"))
         .map_err(|e| StudyError::Invalid { path: dir.clone(), message: e.to_string() })?;
     if rows.is_empty() {
@@ -174,11 +174,19 @@ fn one_var(target: &str, width: u64, fit: Fit, ci: [(f64, f64); 5], reach: f64) 
     Row { target: target.into(), against: "C", width, fit, ci, flops_for_target: reach, n_opt_exponent: f64::NAN }
 }
 
-fn loss_chart(flops: &[f64], loss: &[f64], law: Option<&Fit>) -> Chart {
+fn loss_chart(params: &[f64], flops: &[f64], loss: &[f64], law: Option<&Fit>) -> Chart {
     let mut chart = Chart::new("Held-out loss against training compute", "training FLOPs (6·N·D)", "held-out loss");
     chart.log_x = true;
-    let points: Vec<(f64, f64)> = flops.iter().copied().zip(loss.iter().copied()).collect();
-    chart = chart.with(Series::new("points", Style::Points, points));
+    // One curve per network size N, its points in order of compute.
+    let mut sizes: Vec<f64> = params.to_vec();
+    sizes.sort_by(f64::total_cmp);
+    sizes.dedup();
+    for n in sizes {
+        let mut points: Vec<(f64, f64)> =
+            (0..params.len()).filter(|&i| params[i] == n).map(|i| (flops[i], loss[i])).collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        chart = chart.with(Series::new(format!("N = {n:.2e}"), Style::Measured, points));
+    }
     if let Some(f) = law {
         let (lo, hi) = flops.iter().fold((f64::INFINITY, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
         let curve = (0..=40)
@@ -188,7 +196,7 @@ fn loss_chart(flops: &[f64], loss: &[f64], law: Option<&Fit>) -> Chart {
             })
             .collect();
         chart.note = Some(format!("L = {:.3} + {:.3e}/C^{:.3}", f.law.e, f.law.a, f.law.alpha));
-        chart = chart.with(Series::new("fitted L(C)", Style::Line, curve));
+        chart = chart.with(Series::new("fitted L(C)", Style::Guide, curve));
     }
     chart
 }
