@@ -13,7 +13,7 @@
 
 use cube_oracle::learn::config::Matmul;
 use cube_oracle::learn::inference::NetOracle;
-use cube_oracle::learn::model::parameter_count;
+use cube_oracle::learn::model::{forward_macs, parameter_count};
 use cube_oracle::search::Oracle;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -95,16 +95,7 @@ fn main() {
     let (inputs, moves) = (puzzle.encoded_len(), puzzle.num_moves());
     let outputs = cfg.model.kind.outputs(moves);
     let params = parameter_count(&cfg.model, inputs, outputs);
-    // Multiply-adds per state: every weight once (biases and norms aside).
-    let macs = {
-        let mut total = 0usize;
-        let mut width = inputs;
-        for &h in &cfg.model.hidden {
-            total += width * h;
-            width = h;
-        }
-        total + cfg.model.residual_blocks * 2 * width * width + width * outputs
-    };
+    let macs = forward_macs(&cfg.model, inputs, outputs);
     println!("framework\tmatmul\tparams\tbatch\tstates_per_s\tgflops");
     for &batch in &args.batches {
         let x: Vec<f32> =

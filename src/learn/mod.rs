@@ -30,4 +30,5 @@ pub mod mixed;
 pub mod model;
 pub mod objective;
 mod report;
+pub use report::held_out_loss;
 pub mod training;

@@ -437,17 +437,33 @@ fn distance_plots(dir: &Path, kind: OracleKind) -> Result<()> {
     Ok(())
 }
 
+/// A run's held-out loss at its last evaluation: the kind's `eval.csv`
+/// column ([`OracleKind::held_out_loss`]: cross-entropy, or RMSE squared into
+/// a mean squared error) averaged over walk depths, weighted by their
+/// states; `None` before the first evaluation.
+///
+/// # Errors
+/// `eval.csv` unreadable or without the columns.
+pub fn held_out_loss(dir: &Path, kind: OracleKind) -> Result<Option<f64>, crate::csvlog::TableError> {
+    let (column, squared) = kind.held_out_loss();
+    let e = read_columns(&dir.join("eval.csv"), &["step", "states", column])?;
+    let Some(last) = e[0].last().copied() else { return Ok(None) };
+    let rows = (0..e[0].len()).filter(|&i| e[0][i] == last);
+    let (n, sum) = rows.fold((0.0, 0.0), |(n, sum), i| {
+        let v = if squared { e[2][i] * e[2][i] } else { e[2][i] };
+        (n + e[1][i], sum + e[1][i] * v)
+    });
+    Ok(Some(sum / n))
+}
+
 /// The one-screen summary printed when `train` ends.
 pub(super) fn summary(o: &Outcome, state: &super::checkpoint::LoopState, params: usize, macs: usize, kind: OracleKind) {
     let status = if o.step >= o.total_steps { "complete" } else { "stopped early (resume with --resume)" };
     let held_out = if kind.is_regression() {
-        // RMSE over the last evaluation's depths, weighted by their states.
-        let e = read_columns(&o.run_dir.join("eval.csv"), &["step", "states", "rmse"]).unwrap_or_default();
-        let last = e.first().and_then(|s| s.last().copied());
-        let rows: Vec<usize> = last.map_or(Vec::new(), |l| (0..e[0].len()).filter(|&i| e[0][i] == l).collect());
-        let n: f64 = rows.iter().map(|&i| e[1][i]).sum();
-        let sq: f64 = rows.iter().map(|&i| e[1][i] * e[2][i] * e[2][i]).sum();
-        if rows.is_empty() { "no evaluation yet".to_string() } else { format!("held-out RMSE {:.4}", (sq / n).sqrt()) }
+        match held_out_loss(&o.run_dir, kind).ok().flatten() {
+            Some(mse) => format!("held-out RMSE {:.4}", mse.sqrt()),
+            None => "no evaluation yet".to_string(),
+        }
     } else {
         let rows = read_columns(&o.run_dir.join("kl.csv"), &["step", "cross_entropy"]).unwrap_or_default();
         rows.get(1)

@@ -160,7 +160,7 @@ impl OracleKind {
         }
     }
 
-    /// The held-out loss of a run, as the mean over walk depths of one
+    /// The held-out loss of a run, as the states-weighted mean over walk depths of one
     /// `eval.csv` column at the last evaluation: the policy's cross-entropy
     /// (nats), or the distance kinds' RMSE squared (`true`: square it first)
     /// into a mean squared error.

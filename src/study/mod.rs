@@ -17,6 +17,7 @@ pub mod merge;
 use crate::csvlog::{Col, read_columns, write_table};
 use crate::learn::config::{ConfigError, Matmul, TrainConfig};
 use crate::learn::error::LearnError;
+use crate::learn::held_out_loss;
 use crate::learn::model::parameter_count;
 use crate::learn::training::{self, TrainOptions};
 use crate::rundir::Existing;
@@ -337,7 +338,7 @@ pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointSt
     if outcome.stopped_early {
         return Ok(PointState::Stopped);
     }
-    let loss = held_out_loss(&dir, point.config.model.kind)?;
+    let loss = held_out_loss(&dir, point.config.model.kind)?.unwrap_or(f64::NAN);
     let eval = &study.config.eval;
     let input = match (&eval.testset, eval.random) {
         (Some(t), _) => Input::TestSet(t.clone()),
@@ -396,18 +397,4 @@ pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointSt
         ],
     )?;
     Ok(PointState::Done)
-}
-
-/// The held-out loss at a run's last evaluation: the mean over walk
-/// depths of the kind's loss column ([`OracleKind::held_out_loss`]).
-///
-/// # Errors
-/// `eval.csv` unreadable or without the column.
-pub fn held_out_loss(dir: &Path, kind: OracleKind) -> Result<f64, StudyError> {
-    let (column, squared) = kind.held_out_loss();
-    let c = read_columns(&dir.join("eval.csv"), &["step", column])?;
-    let last = c[0].iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let values: Vec<f64> =
-        c[0].iter().zip(&c[1]).filter(|(s, _)| **s == last).map(|(_, &v)| if squared { v * v } else { v }).collect();
-    Ok(values.iter().sum::<f64>() / values.len().max(1) as f64)
 }

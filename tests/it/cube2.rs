@@ -22,15 +22,7 @@ fn out_root(tag: &str) -> PathBuf {
     d
 }
 
-/// Runs `solve` with `--out out`: exit code, stdout, stderr.
-fn solve(args: &[&str], out: &Path) -> (i32, String, String) {
-    let o = crate::common::command(env!("CARGO_BIN_EXE_solve")).args(args).arg("--out").arg(out).output().unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).to_string(),
-        String::from_utf8_lossy(&o.stderr).to_string(),
-    )
-}
+use crate::common::solve_into as solve;
 
 /// The published QTM counts of the 2×2×2 by distance.
 fn published_qtm() -> Vec<u64> {

@@ -317,14 +317,7 @@ fn out_root(tag: &str) -> PathBuf {
     d
 }
 
-fn solve(args: &[&str], out: &Path) -> (i32, String, String) {
-    let o = crate::common::command(env!("CARGO_BIN_EXE_solve")).args(args).arg("--out").arg(out).output().unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into(),
-        String::from_utf8_lossy(&o.stderr).into(),
-    )
-}
+use crate::common::solve_into as solve;
 
 fn numbers(path: &Path, name: &str) -> Vec<f64> {
     column(path, name).iter().map(|v| v.parse().unwrap()).collect()

@@ -324,14 +324,7 @@ fn out_root(tag: &str) -> PathBuf {
     d
 }
 
-fn solve(args: &[&str], out: &Path) -> (i32, String, String) {
-    let o = crate::common::command(env!("CARGO_BIN_EXE_solve")).args(args).arg("--out").arg(out).output().unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).to_string(),
-        String::from_utf8_lossy(&o.stderr).to_string(),
-    )
-}
+use crate::common::solve_into as solve;
 
 /// The rows of a CSV file as header → value maps (no quoted commas in
 /// the columns read here).

@@ -56,12 +56,15 @@ fn a_study_trains_solves_and_records_each_point_once() {
             serde_json::from_str(&std::fs::read_to_string(run.join("meta.json")).unwrap()).unwrap();
         assert_eq!(meta["parameters"].as_f64().unwrap(), params[i], "{name}: N is the trained network's");
         assert!(meta["samples_done"].as_f64().unwrap() >= samples[i], "{name}: trained on its D samples");
-        // The loss is the run's held-out cross-entropy at its last evaluation.
+        // The loss is the run's held-out cross-entropy at its last
+        // evaluation, over its depths weighted by their states.
         let steps = numbers(&run.join("eval.csv"), "step");
+        let states = numbers(&run.join("eval.csv"), "states");
         let ce = numbers(&run.join("eval.csv"), "cross_entropy");
         let last = steps.iter().copied().fold(0.0, f64::max);
-        let at_last: Vec<f64> = steps.iter().zip(&ce).filter(|(s, _)| **s == last).map(|(_, v)| *v).collect();
-        let mean = at_last.iter().sum::<f64>() / at_last.len() as f64;
+        let at_last: Vec<usize> = (0..steps.len()).filter(|&i| steps[i] == last).collect();
+        let n: f64 = at_last.iter().map(|&i| states[i]).sum();
+        let mean = at_last.iter().map(|&i| states[i] * ce[i]).sum::<f64>() / n;
         assert!((numbers(&points, "held_out_loss")[i] - mean).abs() < 1e-9, "{name}");
     }
     // The wider network fits the walks better on the same data.

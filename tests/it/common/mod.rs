@@ -66,6 +66,16 @@ pub fn shipped_run_copy(name: &str, parent: &Path) -> PathBuf {
     to
 }
 
+/// Runs `solve` with `args` and `--out out`: exit code, stdout, stderr.
+pub fn solve_into(args: &[&str], out: &Path) -> (i32, String, String) {
+    let o = command(env!("CARGO_BIN_EXE_solve")).args(args).arg("--out").arg(out).output().unwrap();
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into(),
+        String::from_utf8_lossy(&o.stderr).into(),
+    )
+}
+
 /// Column `name` of a CSV file, as strings (surrounding quotes removed).
 pub fn column(path: &Path, name: &str) -> Vec<String> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
