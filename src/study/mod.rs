@@ -195,7 +195,7 @@ impl Study {
             _ => return Err(bad("give exactly one of study.samples and study.flops".into())),
         };
         if let Some(v) = budgets.iter().map(Budget::value).find(|v| !(v.is_finite() && *v >= 1.0 && *v <= 1e30)) {
-            return Err(bad(format!("budget {v} must be a number from 1 to 1e30")));
+            return Err(bad(format!("budget {v:e} must be a number from 1 to 1e30")));
         }
         let blocks = s.residual_blocks.clone().unwrap_or_else(|| vec![base.model.residual_blocks]);
         let seeds = s.seeds.clone().unwrap_or_else(|| vec![base.run.seed]);
