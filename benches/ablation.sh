@@ -12,7 +12,7 @@
 # SOLVE INPUT is beam search's input, or `exact` followed by the exact-truth
 # report's input (`solve exact`, cube2 and puzzle8 only).
 #
-# Defaults are the protocol: configs/cube3-reference.toml, its own
+# Defaults are the cube protocol of docs/oracle-kinds.md: configs/cube3-reference.toml, its own
 # step count, widths 2^10..2^12, DeepCubeA's first 100 cubes:
 #   bash benches/ablation.sh configs/cube3-reference.toml "" 10..12 --testset deepcubea-100
 # The 2×2×2 protocol of docs/oracle-kinds.md (exact optimal lengths):

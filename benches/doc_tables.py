@@ -13,11 +13,15 @@ Each generated table sits in its markdown file between two marker lines,
 
 and everything from the begin line to the end line is owned by this script:
 edit the builder below, never the table. The numbers come from the `solve`
-folders under runs/*/solve/*/ (summary.csv: one row per width), from
-runs/*/meta.json (parameters, samples_done, elapsed_s) and from the merged
-width law runs/cube3-q-long/solve/width-law-deepcubea-100.csv
-(benches/width_law.py). Published figures (EfficientCube) are in no CSV:
-they are constants below, copied from src/solve/published.rs.
+folders under runs/*/solve/*/ (summary.csv: one row per width; scaling.csv:
+the same with the published row at equal width; instances.csv: one row per
+search, for subsets, medians and the cubes two searches both solve;
+exact.csv: `solve exact`'s table by true distance), from runs/*/meta.json
+(parameters, samples_done, elapsed_s) and from the merged width law
+runs/cube3-q-long/solve/width-law-deepcubea-100.csv (benches/width_law.py).
+Published cube figures (EfficientCube) are in no CSV: they are constants
+below, copied from src/solve/published.rs (the 15-puzzle's come from the
+sweeps' scaling.csv).
 
 Exit status: 0 when every block agrees (or was rewritten), 1 when --check
 finds a difference, 2 on an error (a missing CSV, column or marker).
@@ -110,6 +114,28 @@ class Root:
         return by_width
 
 
+    def instances(self, folder, width=None):
+        """The rows of folder/instances.csv (only `width` if given), each
+        tagged with its file for error messages."""
+        rel = f"{folder}/instances.csv"
+        rows = []
+        for r in self.csv_rows(rel):
+            r["_file"] = rel
+            if width is None or int(num(r, "width")) == width:
+                rows.append(r)
+        return rows
+
+    def instances_over(self, folders, width):
+        """id -> instances.csv row at `width`, over the pieces of one sweep."""
+        out = {}
+        for folder in folders:
+            for r in self.instances(folder, width):
+                out[r["id"]] = r
+        if not out:
+            raise Error(f"no instance at width {width} in {', '.join(f + '/instances.csv' for f in folders)}")
+        return out
+
+
 def num(row, col, rel=None):
     rel = rel or row.get("_file", "a CSV")
     if col not in row or row[col] in (None, ""):
@@ -166,6 +192,28 @@ def params(n):
 def duration(s):
     """728.9 -> '729 s', 9040 -> '2.5 h', 10652 -> '3 h'."""
     return f"{int(round(s))} s" if s < 3600 else f"{trim(s / 3600)} h"
+
+
+def sci3(x):
+    """298584000 -> '2.99·10⁸', 75000640 -> '7.5·10⁷' (three figures, trailing zeros dropped)."""
+    mantissa, exponent = f"{x:.2e}".split("e")
+    return f"{trim(float(mantissa), 2)}·10{str(int(exponent)).translate(SUPERSCRIPT)}"
+
+
+def solved(r):
+    return r.get("solved") == "true"
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    if n == 0:
+        raise Error("median of no values")
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def bold(cell, on=True):
+    return f"**{cell}**" if on else cell
 
 
 def table(head, rows):
@@ -354,6 +402,317 @@ def v1_results(folders):
     return build
 
 
+# ---------------------------------------------------------------- gpu.md
+
+GPU_ALL = f"{GPU}/solve/deepcubea-w10"
+
+
+def gpu_1000(root):
+    """gpu.md: the GPU policy and v1 on all 1000 cubes at 2^10, beside EfficientCube."""
+    optimal = root.instances(GPU_ALL, 1024)
+    if len(optimal) != 1000:
+        raise Error(f"{GPU_ALL}/instances.csv: {len(optimal)} cubes at 2^10, not 1000")
+    optimal_mean = sum(num(r, "optimal") for r in optimal) / len(optimal)
+    oracles = [("`runs/cube3-gpu`", GPU, "on one H100", [GPU_ALL], True),
+               ("`runs/reference-cube3`", V1, "on 2 CPU cores", V1_SWEEP, False)]
+    sources, rows = [], []
+    for name, run, hardware, folders, best in oracles:
+        meta = root.meta(run)
+        r = root.sweep(folders, instances=1000).get(1024)
+        if r is None:
+            raise Error(f"{', '.join(folders)}: no 1000-cube row at width 1024")
+        rows.append([
+            name,
+            f"{sci3(meta['samples_done'])} samples, {grouped(meta['elapsed_s'])} s {hardware}",
+            bold(f"{trim(num(r, 'solved_pct'))}%", best),
+            bold(f"{num(r, 'mean_length'):.2f}", best),
+            f"+{num(r, 'mean_excess'):.2f}",
+            f"{num(r, 'optimal_pct'):.1f}%",
+            grouped(num(r, "mean_beam_nodes")),
+        ])
+        sources += [f"{run}/meta.json"] + [f"{f}/summary.csv" for f in folders]
+    pub = EFFICIENTCUBE[10]
+    rows.append(["EfficientCube (published)", "5.2·10¹⁰ samples", EFFICIENTCUBE_SOLVED, f"{pub[0]:.2f}",
+                 f"+{pub[0] - optimal_mean:.2f}", "—", "—"])
+    head = ["oracle", "training", "solved", "mean QTM", "gap to optimal", "optimal", "nodes"]
+    return sources + [f"{GPU_ALL}/instances.csv"], table(head, rows)
+
+
+def gpu_100(root):
+    """gpu.md: the GPU policy on the first 100 cubes, v1 on the same cubes
+    (from its 1000-cube sweep's instances.csv), EfficientCube on all 1000."""
+    gpu = root.sweep(GPU_100, instances=100)
+    rows = []
+    for w in sorted(gpu):
+        r = gpu[w]
+        first = [x for x in root.instances_over(V1_SWEEP, w).values() if int(num(x, "id")) < 100]
+        if len(first) != 100:
+            raise Error(f"{V1_SWEEP[0]}/instances.csv: {len(first)} of the first 100 cubes at width {w}")
+        ok = [x for x in first if solved(x)]
+        pub = EFFICIENTCUBE.get(log2(w))
+        rows.append([
+            f"2^{log2(w)}",
+            f"{trim(num(r, 'solved_pct'))}%",
+            f"{num(r, 'mean_length'):.2f}",
+            f"{len(ok)}%",
+            "-" if not ok else f"{sum(num(x, 'length') for x in ok) / len(ok):.2f}",
+            "-" if pub is None else f"{pub[0]:.2f}",
+        ])
+    head = ["width", "GPU oracle solved", "GPU oracle mean QTM", "CPU oracle solved", "CPU oracle mean QTM",
+            "EfficientCube mean QTM (1000 cubes)"]
+    return [f"{f}/summary.csv" for f in GPU_100] + [f"{f}/instances.csv" for f in V1_SWEEP], table(head, rows)
+
+
+# ---------------------------------------------------------------- Q against the policy
+
+Q1 = "runs/reference-cube3-q"
+Q1_ALL = [f"{Q1}/solve/deepcubea-w10"]
+GPU_ALL_SWEEP = [GPU_ALL]
+
+
+def pair_at(root, a, b, width=1024):
+    """Two sweeps at one width on all 1000 cubes: their summary rows, the
+    cubes both solve with each one's mean length there, and the counts
+    solved by one only."""
+    (run_a, folders_a), (run_b, folders_b) = a, b
+    ra = root.sweep(folders_a, instances=1000).get(width)
+    rb = root.sweep(folders_b, instances=1000).get(width)
+    if ra is None or rb is None:
+        raise Error(f"no 1000-cube row at width {width} in {', '.join(folders_a + folders_b)}")
+    ia, ib = root.instances_over(folders_a, width), root.instances_over(folders_b, width)
+    sa = {i for i, r in ia.items() if solved(r)}
+    sb = {i for i, r in ib.items() if solved(r)}
+    both = sa & sb
+    if not both:
+        raise Error(f"no cube solved by both {run_a} and {run_b} at width {width}")
+    ma = sum(num(ia[i], "length") for i in both) / len(both)
+    mb = sum(num(ib[i], "length") for i in both) / len(both)
+    return {
+        "a": ra, "b": rb, "both": len(both), "mean_a": ma, "mean_b": mb,
+        "only_a": len(sa - sb), "only_b": len(sb - sa),
+        "samples_a": root.meta(run_a)["samples_done"], "samples_b": root.meta(run_b)["samples_done"],
+        "sources": [f"{run_a}/meta.json", f"{run_b}/meta.json"]
+                   + [f"{f}/{n}" for f in folders_a + folders_b for n in ("summary.csv", "instances.csv")],
+    }
+
+
+def rows_per_cube(r):
+    # Older summaries predate the mean_forwards column; a policy's forwards
+    # are its expanded states.
+    return grouped(col(r, "mean_forwards", "mean_expanded"))
+
+
+def v2_vs_policy(root):
+    """reference-v2.md: Q against the policy at 2^10 on all 1000 cubes, equal and unequal samples."""
+    pairs = [
+        ("**v2 Q** (`cube3-q-long`) / GPU policy (`cube3-gpu`)", (Q_LONG, Q_LONG_SWEEP), (GPU, GPU_ALL_SWEEP), True, True),
+        ("1× Q (`reference-cube3-q`) / v1 policy (`reference-cube3`)", (Q1, Q1_ALL), (V1, V1_SWEEP), False, True),
+        ("v2 Q / v1 policy", (Q_LONG, Q_LONG_SWEEP), (V1, V1_SWEEP), False, False),
+    ]
+    sources, rows = [], []
+    for label, a, b, strong, with_rows in pairs:
+        p = pair_at(root, a, b)
+        sa, sb = sci(p["samples_a"]), sci(p["samples_b"])
+        ra, rb = p["a"], p["b"]
+        rows.append([
+            label,
+            f"{sa} each" if sa == sb else f"{sa} / {sb}",
+            f"{trim(num(ra, 'solved_pct'))}% / {trim(num(rb, 'solved_pct'))}%",
+            f"{num(ra, 'mean_length'):.2f} / {num(rb, 'mean_length'):.2f}",
+            f"{rows_per_cube(ra)} / {rows_per_cube(rb)}" if with_rows else "",
+            f"{p['both']} cubes: " + bold(f"{p['mean_a']:.2f} / {p['mean_b']:.2f}", strong),
+            f"{p['only_a']} / {p['only_b']}",
+        ])
+        sources += [s for s in p["sources"] if s not in sources]
+    head = ["all 1000 cubes, width 2^10", "samples", "solved", "mean QTM", "rows per cube",
+            "on the cubes both solve", "solved by one only"]
+    return sources, table(head, rows)
+
+
+def kinds_full_budget(root):
+    """oracle-kinds.md: Q against the policy at both full budgets, 2^10, all 1000 cubes."""
+    pairs = [("(`reference-cube3-q` / v1 `reference-cube3`)", (Q1, Q1_ALL), (V1, V1_SWEEP)),
+             ("(`cube3-q-long` / `cube3-gpu`)", (Q_LONG, Q_LONG_SWEEP), (GPU, GPU_ALL_SWEEP))]
+    sources, rows = [], []
+    for label, a, b in pairs:
+        p = pair_at(root, a, b)
+        sa, sb = sci(p["samples_a"]), sci(p["samples_b"])
+        if sa != sb:
+            raise Error(f"{a[0]} and {b[0]} were trained on different sample counts ({sa}, {sb})")
+        cell = lambda r: (f"{trim(num(r, 'solved_pct'))}%, {num(r, 'mean_length'):.2f} QTM, "
+                          f"{rows_per_cube(r)} rows")
+        rows.append([f"{sa} {label}", cell(p["a"]), cell(p["b"]),
+                     f"{p['both']}: {p['mean_a']:.2f} / {p['mean_b']:.2f}"])
+        sources += [s for s in p["sources"] if s not in sources]
+    head = ["samples, each kind", "Q-distance", "policy", "cubes both solve: Q / policy"]
+    return sources, table(head, rows)
+
+
+# ---------------------------------------------------------------- puzzle15.md
+
+P15 = "runs/reference-puzzle15"
+P15_SWEEP = [f"{P15}/solve/deepcubea15-w0..8", f"{P15}/solve/deepcubea15-w1024", f"{P15}/solve/deepcubea15-w4096"]
+P15V = "runs/reference-puzzle15-value"
+P15V_SWEEP = [f"{P15V}/solve/deepcubea15-w0..8", f"{P15V}/solve/deepcubea15-w1024"]
+# Widths whose mean seconds are not clean (shared cores): the median search
+# time is shown instead (docs/puzzle15.md says why).
+P15_MEDIAN_WIDTHS = {4096}
+
+
+def scaling_sweep(root, folders, instances=500):
+    """width -> scaling.csv row (summary.csv plus the published row at equal width)."""
+    by_width = {}
+    for folder in folders:
+        rel = f"{folder}/scaling.csv"
+        for r in root.csv_rows(rel):
+            r["_file"] = rel
+            if int(num(r, "instances")) != instances:
+                continue
+            w = int(num(r, "width"))
+            if w in by_width:
+                raise Error(f"width {w} is in two pieces of one sweep (the second: {rel})")
+            r["_folder"] = folder
+            by_width[w] = r
+    return by_width
+
+
+def published15(r, with_seconds=True):
+    if r.get("efficientcube_mean_length") in (None, ""):
+        return "–"
+    cells = [f"{num(r, 'efficientcube_mean_length'):.2f}", f"{num(r, 'efficientcube_optimal_pct'):.1f}"]
+    if with_seconds:
+        cells.append(r["efficientcube_s_per_instance"])
+    return ", ".join(cells)
+
+
+def puzzle15_oracles(root):
+    """puzzle15.md: the two shipped 15-puzzle oracles at 2^10."""
+    oracles = [("`runs/reference-puzzle15`", "the slide that produced a board (policy)", "path probability",
+                P15_SWEEP, False),
+               ("`runs/reference-puzzle15-value`", "the walk step at which a board was reached (value)",
+                "`g + V(child)`", P15V_SWEEP, True)]
+    sources, rows = [], []
+    for name, what, ranks, folders, best in oracles:
+        r = root.sweep(folders, instances=500).get(1024)
+        if r is None:
+            raise Error(f"{', '.join(folders)}: no 500-board row at width 1024")
+        rows.append([name, what, ranks, bold(f"{trim(num(r, 'solved_pct'))}% solved, mean "
+                                             f"{num(r, 'mean_length'):.2f}, {num(r, 'optimal_pct'):.1f}% optimal", best)])
+        sources += [f"{f}/summary.csv" for f in folders]
+    return sources, table(["run", "what the network predicts", "beam search ranks", "DeepCubeA's 500 at 2^10"], rows)
+
+
+def puzzle15_policy(root):
+    """puzzle15.md: the policy oracle per width on DeepCubeA's 500 boards."""
+    sweep = scaling_sweep(root, P15_SWEEP)
+    sources = [f"{f}/scaling.csv" for f in P15_SWEEP]
+    rows = []
+    for w in sorted(sweep):
+        r = sweep[w]
+        if w in P15_MEDIAN_WIDTHS:
+            times = [num(x, "elapsed_ms") / 1000 for x in root.instances(r["_folder"], w)]
+            seconds = f"{median(times):.1f} (median; see below)"
+            sources.append(f"{r['_folder']}/instances.csv")
+        else:
+            seconds = f"{num(r, 'mean_elapsed_s'):.3f}"
+        rows.append([
+            f"2^{log2(w)}",
+            f"{num(r, 'solved_pct'):.1f}",
+            f"{num(r, 'mean_length'):.2f}",
+            f"{num(r, 'optimal_pct'):.1f}",
+            f"{num(r, 'mean_excess'):.2f}",
+            grouped(num(r, "mean_expanded")),
+            seconds,
+            published15(r),
+        ])
+    head = ["width", "solved %", "mean length", "optimal % (of solved)", "mean excess", "expanded per instance",
+            "s per search", "EfficientCube: mean length, optimal %, s per instance"]
+    return sources, table(head, rows)
+
+
+def puzzle15_value(root):
+    """puzzle15.md: the value oracle per width, beside the policy at the same width."""
+    value, policy = scaling_sweep(root, P15V_SWEEP), scaling_sweep(root, P15_SWEEP)
+    rows = []
+    for w in sorted(value):
+        r, p = value[w], policy.get(w)
+        rows.append([
+            f"2^{log2(w)}",
+            f"{num(r, 'solved_pct'):.1f}",
+            f"{num(r, 'mean_length'):.2f}",
+            f"{num(r, 'optimal_pct'):.1f}",
+            f"{num(r, 'mean_excess'):.2f}",
+            grouped(col(r, "mean_forwards", "mean_expanded")),
+            f"{num(r, 'mean_elapsed_s'):.3f}",
+            "–" if p is None else (f"{num(p, 'solved_pct'):.1f}, {num(p, 'mean_length'):.2f}, "
+                                   f"{num(p, 'optimal_pct'):.1f}, {rows_per_cube(p)}"),
+            published15(r, with_seconds=False),
+        ])
+    head = ["width", "solved %", "mean length", "optimal % (of solved)", "mean excess", "forwards per instance",
+            "s per search", "policy at this width: solved %, mean, optimal %, forwards", "EfficientCube: mean, optimal %"]
+    return [f"{f}/scaling.csv" for f in P15V_SWEEP + P15_SWEEP], table(head, rows)
+
+
+# ---------------------------------------------------------------- cube2.md
+
+C2 = "runs/reference-cube2"
+C2_SWEEP = [f"{C2}/solve/exact-random-1000-seed1-w0..8", f"{C2}/solve/exact-random-1000-seed1-w9..10"]
+
+
+def cube2_exact(root):
+    """cube2.md: the oracle's moves against the optimal moves, by true distance
+    (`solve exact` over all 3,674,160 positions; each sweep folder holds the same table)."""
+    rel = f"{C2_SWEEP[0]}/exact.csv"
+    rows = []
+    for r in root.csv_rows(rel):
+        r["_file"] = rel
+        rows.append([
+            str(int(num(r, "distance"))),
+            grouped(num(r, "positions")),
+            f"{num(r, 'optimal_moves'):.2f}",
+            f"{num(r, 'optimal_mass'):.3f}",
+            f"{num(r, 'top1_optimal_pct'):.1f}",
+            f"{num(r, 'kl_optimal_uniform'):.3f}",
+        ])
+    head = ["true distance", "positions", "optimal moves (mean)", "mass on optimal moves", "top-1 optimal %",
+            "KL(U_O ‖ p), nats"]
+    return [rel], table(head, rows)
+
+
+def cube2_beam(root, target=1024):
+    """cube2.md: beam search on 1000 uniform positions per width; the target width in bold."""
+    sweep = root.sweep(C2_SWEEP, instances=1000)
+    rows = []
+    for w in sorted(sweep):
+        r, b = sweep[w], w == target
+        rows.append([
+            bold(f"2^{log2(w)}", b),
+            bold(f"{num(r, 'solved_pct'):.1f}", b),
+            bold(f"{num(r, 'mean_length'):.2f}", b),
+            bold(f"{num(r, 'optimal_pct'):.1f}", b),
+            bold(f"{num(r, 'mean_excess'):.3f}", b),
+            str(int(round(num(r, "mean_expanded")))),
+            f"{num(r, 'mean_elapsed_s'):.3f}",
+        ])
+    head = ["width", "solved %", "mean length (QTM)", "optimal % (of solved)", "mean excess",
+            "expanded per instance", "s per instance"]
+    return [f"{f}/summary.csv" for f in C2_SWEEP], table(head, rows)
+
+
+def cube2_by_distance(root, widths=(1, 16, 64, 256, 1024), distances=range(8, 14)):
+    """cube2.md: positions solved optimally, by true distance, at a few widths."""
+    rows = []
+    for w in widths:
+        inst = root.instances_over(C2_SWEEP, w).values()
+        cells = [f"2^{log2(w)}"]
+        for d in distances:
+            at = [r for r in inst if int(num(r, "optimal")) == d]
+            ok = [r for r in at if solved(r) and int(num(r, "length")) == d]
+            cells.append(f"{len(ok)}/{len(at)}")
+        rows.append(cells)
+    return [f"{f}/instances.csv" for f in C2_SWEEP], table(["width"] + [f"d {d}" for d in distances], rows)
+
+
 # (file, marker name, builder)
 TABLES = [
     ("README.md", "headline", headline),
@@ -363,6 +722,16 @@ TABLES = [
     ("docs/reference-v2.md", "v2-gpu-100", v2_gpu_100),
     ("docs/results.md", "v1-dedup", v1_results(V1_SWEEP)),
     ("docs/results.md", "v1-nodedup", v1_results(V1_NODEDUP)),
+    ("docs/gpu.md", "gpu-1000", gpu_1000),
+    ("docs/gpu.md", "gpu-100", gpu_100),
+    ("docs/reference-v2.md", "v2-vs-policy", v2_vs_policy),
+    ("docs/oracle-kinds.md", "kinds-full-budget", kinds_full_budget),
+    ("docs/puzzle15.md", "puzzle15-oracles", puzzle15_oracles),
+    ("docs/puzzle15.md", "puzzle15-policy", puzzle15_policy),
+    ("docs/puzzle15.md", "puzzle15-value", puzzle15_value),
+    ("docs/cube2.md", "cube2-exact", cube2_exact),
+    ("docs/cube2.md", "cube2-beam", cube2_beam),
+    ("docs/cube2.md", "cube2-by-distance", cube2_by_distance),
 ]
 
 

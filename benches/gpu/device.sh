@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Everything cube-oracle does on a lent GPU machine, in as few calls as the
-# device budget allows. The machine has no Rust toolchain and no network:
-# benches/gpu/pack.sh builds the GPU binaries here and packs them, with the
-# Vulkan loader packages, into .gpubin/ and .gl/, which travel with the call.
+# Everything cube-oracle does on a GPU machine, in a few commands. The GPU
+# machine needs no Rust toolchain and no network: benches/gpu/pack.sh builds
+# the GPU binaries on a build machine and packs them, with the Vulkan loader
+# packages, into .gpubin/ and .gl/; copy the checkout with those two folders
+# to the GPU machine and run this script there, from the repository root.
 #
 #   bash benches/gpu/device.sh verify-bench      # adapter, CPU/GPU agreement, burn vs PyTorch
 #   bash benches/gpu/device.sh train-start SECS  # start configs/cube3-gpu.toml in the background
@@ -12,8 +13,8 @@
 #   bash benches/gpu/device.sh finish [SECS]     # stop it, export weights, evaluate on its 16 CPUs, pack
 #                                                # (EVAL="--testset deepcubea-100 --beam-log2 10" LABEL=… narrow it)
 #
-# Results go to $OUT (the device tool brings that folder back); the work
-# folder target/gpu/ stays on the machine between calls while it is held.
+# Results go to $OUT (default /tmp/gpu-out; copy it back when done); the
+# work folder target/gpu/ keeps training state between the commands above.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 REPO=$PWD
@@ -27,7 +28,7 @@ setup() {
     for f in .gl/*.deb; do dpkg -x "$f" /; done
     ldconfig && touch /tmp/.gl-unpacked
   fi
-  # Unpack the carried variant (plain or fused) beside what is there.
+  # Unpack the packed variant (plain or fused) beside what is there.
   local sum
   sum=$(cksum <.gpubin/bins.tar.xz)
   if [ "$(cat "$BIN/.packed" 2>/dev/null)" != "$sum" ]; then

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Builds the GPU binaries here (x86-64) and packs what benches/gpu/device.sh
-# needs on the lent GPU machine, which has no Rust toolchain or network:
+# Builds the GPU binaries on this (x86-64) machine and packs what
+# benches/gpu/device.sh needs on a GPU machine without a Rust toolchain or
+# network access:
 #   bash benches/gpu/pack.sh          .gpubin/bins.tar.xz: train, solve,
 #                                     gpu_throughput (burn vulkan), stripped
 #   bash benches/gpu/pack.sh fusion   .gpubin/bins.tar.xz: train-fusion,
 #                                     gpu_throughput-fusion (vulkan + fusion)
 #   and .gl/*.deb: the Vulkan loader (libvulkan1) and vulkaninfo.
-# One variant at a time: the device call carries at most 64 MiB, the
-# tracked tree is about 23 MiB and the plain binaries pack to about 38 MiB.
-# device.sh unpacks whatever .gpubin holds into the same folder on the
-# device, so a later call can bring the other variant. Both folders are
-# git-ignored through .git/info/exclude and are named in `carry`.
+# One variant at a time keeps the copy small: the tracked tree is about
+# 23 MiB and the plain binaries pack to about 38 MiB. Copy the checkout with
+# .gpubin/ and .gl/ to the GPU machine; device.sh unpacks whatever .gpubin
+# holds into the same folder there, so the other variant can be copied over
+# later and both coexist. Both folders are git-ignored through
+# .git/info/exclude.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 for d in .gpubin .gl; do grep -qx "/$d/" .git/info/exclude 2>/dev/null || echo "/$d/" >>.git/info/exclude; done
