@@ -2,7 +2,7 @@
 against beam width from `solve` sweeps run in pieces, merged, with the fit
 length(W) = L_inf + a * W^(-b) and bootstrap 95% intervals.
 
-    python3 benches/width_law.py [--ids A..B] [--fit-from K] [--csv OUT] SOLVE_FOLDER...
+    python3 benches/width_law.py [--ids A..B] [--fit-from K] [--csv OUT] [--plot STEM [--also NAME=CSV]...] SOLVE_FOLDER...
     python3 benches/width_law.py --ids 0..99 --fit-from 10 --csv runs/cube3-q-long/solve/width-law-deepcubea-100.csv \
         runs/cube3-q-long/solve/deepcubea-w7..10 runs/cube3-q-long/solve/deepcubea-w11..12 \
         runs/cube3-q-long/solve/deepcubea-100-w1[3-6]* runs/cube3-q-long/solve/deepcubea-100[ab]-w16
@@ -21,7 +21,17 @@ analysis). The fit uses the widths from 2^K on (`--fit-from`, default 10)
 where every instance is solved, by least squares over the per-width means:
 for each b on a grid (refined around the best), L_inf and a are linear.
 The intervals resample instances (1000 bootstrap sets, seed 1).
-Pure Python: no NumPy needed.
+Pure Python: no NumPy needed, except for `--plot`.
+
+`--plot STEM` also draws STEM.png and STEM.svg (needs matplotlib, e.g. the
+notebooks' environment: target/nbenv/bin/python): mean length against
+width on log2 axes with integer ticks, the measured means with their
+intervals and markers (hollow where a width is partial), the fitted law
+with its parameters, EfficientCube's published means (all 1000 DeepCubeA
+cubes, Takano 2023) and the set's optimal mean as a line; a second panel
+gives the mean beam entropy per width with its correlation with the
+solution length. `--also NAME=CSV` adds another oracle's merged width-law
+CSV (written by `--csv`) to the first panel, for comparing kinds.
 """
 import csv
 import math
@@ -29,8 +39,14 @@ import random
 import sys
 
 
+# EfficientCube's published means on DeepCubeA's 1000 cubes (QTM), by log2
+# width (Takano, TMLR 2023; the table of src/solve/published.rs).
+EFFICIENTCUBE = {7: 25.18, 8: 24.40, 9: 23.79, 10: 23.30, 11: 22.91, 12: 22.56,
+                 13: 22.22, 14: 21.97, 15: 21.75, 16: 21.55, 17: 21.41, 18: 21.26}
+
+
 def parse_args(argv):
-    ids, fit_from, out, folders = None, 10, None, []
+    ids, fit_from, out, plot, also, folders = None, 10, None, None, [], []
     it = iter(argv)
     for a in it:
         if a == "--ids":
@@ -40,13 +56,20 @@ def parse_args(argv):
             fit_from = int(next(it))
         elif a == "--csv":
             out = next(it)
+        elif a == "--plot":
+            plot = next(it)
+        elif a == "--also":
+            name, _, path = next(it).partition("=")
+            if not path:
+                sys.exit("--also takes NAME=CSV (a width-law CSV written by --csv)")
+            also.append((name, path))
         elif a.startswith("--"):
             sys.exit(f"unknown option {a}")
         else:
             folders.append(a)
     if not folders:
         sys.exit(__doc__)
-    return ids, fit_from, out, folders
+    return ids, fit_from, out, plot, also, folders
 
 
 def load(folders, ids):
@@ -107,7 +130,7 @@ def fit(ws, ls):
 
 
 def main():
-    ids, fit_from, out, folders = parse_args(sys.argv[1:])
+    ids, fit_from, out, plot, also, folders = parse_args(sys.argv[1:])
     rows = load(folders, ids)
     widths = sorted({w for w, _ in rows})
     want = ids if ids is not None else {i for _, i in rows}
@@ -180,6 +203,69 @@ def main():
                 fitted = result[0] + result[1] * t["width"] ** -result[2] if result else float("nan")
                 wr.writerow([t[c] for c in cols[:-1]] + [fitted])
         print(f"\nwritten: {out}")
+    if plot:
+        oracle = next(iter(rows.values())).get("heuristic", "").removeprefix("oracle:") or "oracle"
+        optima = [float(r["optimal"]) for (w, i), r in rows.items() if w == widths[0] and r.get("optimal")]
+        optimal_mean = sum(optima) / len(optima) if len(optima) == len(want) else None
+        draw(plot, oracle, len(want), table, result, fit_ws, optimal_mean, also)
+
+
+def draw(stem, oracle, n, table, result, fit_ws, optimal_mean, also):
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit("--plot needs matplotlib (target/nbenv/bin/python has it: see notebooks/requirements.txt)")
+    # One colour per curve, the same in every figure this script draws.
+    colours = {"oracle": "#1f77b4", "efficientcube": "#ff7f0e", "optimal": "#2ca02c", "fit": "#1f77b4"}
+    others = ["#d62728", "#9467bd", "#8c564b", "#e377c2"]
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.8), gridspec_kw={"width_ratios": [3, 2]})
+    done = [t for t in table if t["complete"]]
+    part = [t for t in table if not t["complete"]]
+    ax.errorbar([t["log2_width"] for t in done], [t["mean_length"] for t in done],
+                yerr=[t["ci95"] for t in done], fmt="o-", color=colours["oracle"], capsize=3,
+                label=f"{oracle} ({n} DeepCubeA cubes)")
+    if part:
+        ax.plot([t["log2_width"] for t in part], [t["mean_length"] for t in part], "o", mfc="white",
+                color=colours["oracle"], label=f"{oracle}, partial widths (some cubes only)")
+    if result:
+        l_inf, a, b = result[:3]
+        lo, hi = math.log2(fit_ws[0]), max(t["log2_width"] for t in table)
+        ks = [lo + (hi - lo) * i / 60 for i in range(61)]
+        ax.plot(ks, [l_inf + a * 2 ** (-b * k) for k in ks], "--", color=colours["fit"],
+                label=f"fit 2^{int(lo)}..: {l_inf:.2f} + {a:.1f}·W^-{b:.3f} (L∞ [{result[4]:.2f}, {result[5]:.2f}])")
+    ks = sorted(EFFICIENTCUBE)
+    ax.plot(ks, [EFFICIENTCUBE[k] for k in ks], "s-", color=colours["efficientcube"], ms=4,
+            label="EfficientCube, published (all 1000 cubes)")
+    for (name, path), colour in zip(also, others):
+        other = [r for r in csv.DictReader(open(path)) if r["complete"] == "True"]
+        ax.plot([float(r["log2_width"]) for r in other], [float(r["mean_length"]) for r in other], "^-",
+                color=colour, label=name)
+    if optimal_mean is not None:
+        ax.axhline(optimal_mean, color=colours["optimal"], ls=":", label=f"optimal mean of these cubes ({optimal_mean:.2f})")
+    span = sorted({int(t["log2_width"]) for t in table} | set(ks))
+    for axis in (ax, ax2):
+        axis.set_xticks(span)
+        axis.set_xticklabels([f"$2^{{{k}}}$" for k in span])
+        axis.set_xlabel("beam width")
+        axis.grid(alpha=0.3)
+    ax.set_ylabel("mean solution length (QTM)")
+    ax.set_title("Solution length against beam width")
+    ax.legend(fontsize=8)
+    ax2.plot([t["log2_width"] for t in table], [t["mean_beam_entropy"] for t in table], "o-", color=colours["oracle"],
+             label=oracle)
+    for t in table:
+        ax2.annotate(f"r={t['entropy_length_pearson']:.2f}", (t["log2_width"], t["mean_beam_entropy"]),
+                     textcoords="offset points", xytext=(4, -12), fontsize=7)
+    ax2.set_ylabel("mean beam entropy (nats)")
+    ax2.set_title("Beam entropy; r = its correlation with length")
+    ax2.legend(fontsize=8)
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(f"{stem}.{ext}", dpi=120)
+    print(f"drawn: {stem}.png, {stem}.svg")
 
 
 main()

@@ -6,6 +6,7 @@
 #
 #   bash benches/width_law.sh                   # reference v2 (runs/cube3-q-long), widths 2^13..2^18
 #   RUN=runs/reference-cube3 FROM=10 TO=14 bash benches/width_law.sh
+#   PYTHON=target/nbenv/bin/python bash benches/width_law.sh   # with the figure (matplotlib)
 #
 # Widths up to 2^12 on these cubes come from the 1000-cube sweeps already in
 # the run (their first 100 rows); `benches/width_law.py` merges everything.
@@ -54,4 +55,8 @@ for dir in "$RUN"/solve/deepcubea-w* "$RUN"/solve/deepcubea-100-w* "$RUN"/solve/
   if [ -f "$dir/.cube-oracle-output" ] && ! finished "$name"; then continue; fi
   [ -f "$dir/instances.csv" ] && pieces+=("$dir")
 done
-python3 benches/width_law.py --ids 0..99 --fit-from 10 --csv "$RUN/solve/width-law-deepcubea-100.csv" "${pieces[@]}"
+# With matplotlib (the notebooks' environment), also the figure beside the CSV.
+PY=${PYTHON:-python3}
+plot=()
+if "$PY" -c 'import matplotlib' 2>/dev/null; then plot=(--plot "$RUN/solve/width-law-deepcubea-100"); fi
+"$PY" benches/width_law.py --ids 0..99 --fit-from 10 --csv "$RUN/solve/width-law-deepcubea-100.csv" "${plot[@]}" "${pieces[@]}"

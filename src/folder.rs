@@ -16,11 +16,19 @@
 //! only when the caller [`Output::commit`]s; an interrupted run leaves the
 //! old folder untouched, and the next claim of the name cleans up (or, if a
 //! crash fell between the two renames, restores) what it left.
+//!
+//! A shared lock (a `solve` reading a run) also leaves a stamp of its own,
+//! `.<name>.lock-reader-<pid>-<k>`, locked while its holder lives, so that
+//! the `train` it keeps out can name it. [`enclosing_run`] finds the run an
+//! output folder lies in, however deep. The messages of every tool go
+//! through [`one_line`]: one line, no repeated cause, long quoted values cut
+//! by [`shorten`].
 
 use crate::rundir::{FileError, sibling};
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 use thiserror::Error;
 
@@ -111,14 +119,74 @@ pub struct FolderLock {
     file: File,
     path: PathBuf,
     shared: bool,
+    /// A shared holder's own stamp file, locked while it lives.
+    stamp: Option<(File, PathBuf)>,
 }
 
 impl Drop for FolderLock {
     fn drop(&mut self) {
+        if let Some((_, stamp)) = &self.stamp {
+            let _ = std::fs::remove_file(stamp);
+        }
         if !self.shared || self.file.try_lock().is_ok() {
             let _ = std::fs::remove_file(&self.path);
         }
     }
+}
+
+/// Shared locks taken by this process, numbering their stamp files.
+static READERS: AtomicUsize = AtomicUsize::new(0);
+
+/// The part of a reader stamp's file name after `.<name>`.
+const READER_TAG: &str = ".lock-reader-";
+
+/// A shared holder's stamp beside folder `dir`: `.<name>.lock-reader-<pid>-<k>`.
+fn reader_stamp(dir: &Path) -> PathBuf {
+    let k = READERS.fetch_add(1, Ordering::Relaxed);
+    sibling(dir, ".", &format!("{READER_TAG}{}-{k}", std::process::id()))
+}
+
+/// The reader stamps beside folder `dir` (live or left by a killed holder).
+fn reader_stamps(dir: &Path) -> Vec<PathBuf> {
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else { return Vec::new() };
+    let parent = if parent.as_os_str().is_empty() { Path::new(".") } else { parent };
+    let prefix = format!(".{}{READER_TAG}", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(parent) else { return Vec::new() };
+    entries
+        .flatten()
+        .filter(|e| {
+            let file = e.file_name().to_string_lossy().to_string();
+            // `<pid>-<k>` and nothing else: never another folder's files.
+            file.strip_prefix(&prefix)
+                .and_then(|rest| rest.split_once('-'))
+                .is_some_and(|(pid, k)| [pid, k].iter().all(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())))
+        })
+        .map(|e| parent.join(e.file_name()))
+        .collect()
+}
+
+/// The live shared holders of folder `dir`, by their stamps.
+fn readers_of(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for path in reader_stamps(dir) {
+        let Ok(mut file) = File::open(&path) else { continue };
+        if matches!(file.try_lock(), Err(TryLockError::WouldBlock)) {
+            let mut stamp = String::new();
+            let _ = file.read_to_string(&mut stamp);
+            if !stamp.trim().is_empty() {
+                found.push(stamp.trim().to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The `pid N` of a stamp, for telling one holder's several locks apart.
+fn stamp_pid(stamp: &str) -> Option<&str> {
+    let at = stamp.find("pid ")? + 4;
+    let digits = stamp[at..].bytes().take_while(u8::is_ascii_digit).count();
+    (digits > 0).then(|| &stamp[at..at + digits])
 }
 
 /// Whether `path` still names the open `file` (same device and inode).
@@ -141,10 +209,11 @@ pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
     acquire(dir, false)
 }
 
-/// Takes a shared lock of run `dir`: any number of `solve`s may hold one
-/// while they read the run or write under it, and `train` cannot take its
-/// exclusive lock (to resume or overwrite the run) meanwhile, nor they while
-/// `train` holds it.
+/// Takes a shared lock of run `dir`: any number of `solve`s (and exports)
+/// may hold one while they read the run or write under it, and `train`
+/// cannot take its exclusive lock (to resume or overwrite the run)
+/// meanwhile, nor they while `train` holds it. Each holder leaves a stamp
+/// naming it (program, pid, start), which `train`'s refusal quotes.
 ///
 /// # Errors
 /// [`FolderError::Locked`] naming the `train` that holds the run, or an I/O
@@ -174,7 +243,17 @@ fn acquire(dir: &Path, shared: bool) -> Result<FolderLock, FolderError> {
             Err(TryLockError::WouldBlock) => {
                 let mut stamp = String::new();
                 let _ = file.read_to_string(&mut stamp);
-                let mut holders = if shared { Vec::new() } else { writers_under(dir) };
+                let mut holders = Vec::new();
+                if !shared {
+                    // Each `solve` once: by the folder it writes, else as a reader.
+                    holders = writers_under(dir);
+                    for reader in readers_of(dir) {
+                        let pid = stamp_pid(&reader).map(|p| format!("pid {p},"));
+                        if !holders.iter().any(|h| pid.as_ref().is_some_and(|p| h.contains(p.as_str()))) {
+                            holders.push(reader);
+                        }
+                    }
+                }
                 if holders.is_empty() {
                     let stamp = stamp.trim();
                     holders.push(if stamp.is_empty() { "holder unknown".to_string() } else { stamp.to_string() });
@@ -187,13 +266,34 @@ fn acquire(dir: &Path, shared: bool) -> Result<FolderLock, FolderError> {
             // The previous holder removed this file as we opened it.
             continue;
         }
+        let stamp = format!("{} pid {}, started {}", program(), std::process::id(), utc_now());
         if !shared {
-            let stamp = format!("{} pid {}, started {}", program(), std::process::id(), utc_now());
             file.set_len(0).map_err(io("writing", &path))?;
             file.rewind().map_err(io("writing", &path))?;
             file.write_all(stamp.as_bytes()).map_err(io("writing", &path))?;
+            // No reader lives while this lock is held: their stamps are stale.
+            for stale in reader_stamps(dir) {
+                let _ = std::fs::remove_file(stale);
+            }
+            return Ok(FolderLock { file, path, shared, stamp: None });
         }
-        return Ok(FolderLock { file, path, shared });
+        // Best effort: a stamp that cannot be written only costs the name in
+        // a refusal message ("holder unknown").
+        let stamp_path = reader_stamp(dir);
+        let own = (|| -> std::io::Result<File> {
+            let mut f = OpenOptions::new().write(true).create(true).truncate(true).open(&stamp_path)?;
+            f.try_lock_shared()?;
+            f.write_all(stamp.as_bytes())?;
+            Ok(f)
+        })();
+        let stamp = match own {
+            Ok(f) => Some((f, stamp_path)),
+            Err(_) => {
+                let _ = std::fs::remove_file(&stamp_path);
+                None
+            }
+        };
+        return Ok(FolderLock { file, path, shared, stamp });
     }
     Err(FolderError::Locked { dir: dir.to_path_buf(), holder: "the lock file keeps changing".to_string() })
 }
@@ -315,10 +415,28 @@ fn write_marker(dir: &Path, complete: bool) -> Result<(), FolderError> {
     Ok(crate::rundir::write_atomic(&dir.join(MARKER), text.as_bytes())?)
 }
 
-/// The run a folder under `parent` belongs to: `parent` itself (classical
-/// results written into a run with `--out`) or its parent (`<run>/solve`).
-fn enclosing_run(parent: &Path) -> Option<PathBuf> {
-    [Some(parent), parent.parent()].into_iter().flatten().find(|p| crate::rundir::is_run(p)).map(Path::to_path_buf)
+/// The most folders [`enclosing_run`] looks up from an output folder.
+pub const MAX_RUN_DEPTH: usize = 64;
+
+/// The run a folder under `parent` belongs to: the nearest of `parent` and
+/// its ancestors (at most [`MAX_RUN_DEPTH`], up to the file-system root)
+/// that is a run: `parent` itself (classical results written into a run
+/// with `--out`), its parent (`<run>/solve`) or any folder further up
+/// (`<run>/solve/sub/…`). The path is made absolute and its `..` resolved
+/// first, so `--out sub` from inside a run finds it too.
+#[must_use]
+pub fn enclosing_run(parent: &Path) -> Option<PathBuf> {
+    let mut at = PathBuf::new();
+    for part in std::path::absolute(parent).ok()?.components() {
+        match part {
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::CurDir => {}
+            other => at.push(other),
+        }
+    }
+    at.ancestors().take(MAX_RUN_DEPTH).find(|p| crate::rundir::is_run(p)).map(Path::to_path_buf)
 }
 
 /// A claimed output folder: locked, and either new or staged beside the
@@ -464,6 +582,72 @@ fn recover(target: &Path) -> Result<(), FolderError> {
     Ok(())
 }
 
+/// Characters of a user value shown in a message before it is cut.
+pub const SHOWN_CHARS: usize = 40;
+
+/// `text` as shown in a message: whole up to [`SHOWN_CHARS`] characters,
+/// else its first [`SHOWN_CHARS`] followed by `…` and the full length.
+#[must_use]
+pub fn shorten(text: &str) -> String {
+    let count = text.chars().count();
+    if count <= SHOWN_CHARS {
+        return text.to_string();
+    }
+    let head: String = text.chars().take(SHOWN_CHARS).collect();
+    format!("{head}… ({count} characters)")
+}
+
+/// An error as one line, as every tool prints it: the outermost message
+/// first, each cause joined with `: ` unless the text so far already ends
+/// with it (a message that includes its cause), line breaks folded into
+/// spaces, and every value quoted in backquotes or double quotes that is
+/// longer than twice [`SHOWN_CHARS`] characters shortened ([`shorten_quoted`]).
+#[must_use]
+pub fn one_line(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = String::new();
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !line.ends_with(&text) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&text);
+        }
+        cause = c.source();
+    }
+    let line = line.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
+    // Values the layers below quote in full are shortened here.
+    shorten_quoted(&line, &['`', '"'])
+}
+
+/// `text` with every segment between a pair of the same quote character
+/// (of `quotes`) that is longer than twice [`SHOWN_CHARS`] characters
+/// shortened by [`shorten`] (a value shortened already is shorter than
+/// that, and keeps its length).
+#[must_use]
+pub fn shorten_quoted(text: &str, quotes: &[char]) -> String {
+    let mut out = String::with_capacity(text.len().min(4096));
+    let mut rest = text;
+    while let Some(i) = rest.find(quotes) {
+        let q = rest[i..].chars().next().unwrap_or('`');
+        out.push_str(&rest[..i + q.len_utf8()]);
+        rest = &rest[i + q.len_utf8()..];
+        if let Some(j) = rest.find(q) {
+            let inner = &rest[..j];
+            if inner.chars().count() > 2 * SHOWN_CHARS {
+                out.push_str(&shorten(inner));
+            } else {
+                out.push_str(inner);
+            }
+            out.push(q);
+            rest = &rest[j + q.len_utf8()..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -534,6 +718,63 @@ mod tests {
         assert!(matches!(fourth, FolderError::Exists { .. }));
         assert_eq!(std::fs::read_to_string(root.join("out/b.csv")).unwrap(), "new");
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn shared_holders_are_named_and_runs_are_found_however_deep() {
+        let root = scratch("shared");
+        let run = root.join("run");
+        std::fs::create_dir_all(run.join("checkpoints")).unwrap();
+        std::fs::write(run.join("config.toml"), include_str!("../configs/smoke.toml")).unwrap();
+        std::fs::write(run.join("meta.json"), r#"{"crate_versions": {"cube-oracle": "0.1.0"}}"#).unwrap();
+        let reader = lock_shared(&run).unwrap();
+        let e = lock(&run).unwrap_err().to_string();
+        assert!(e.contains(&format!("pid {},", std::process::id())) && !e.contains("holder unknown"), "{e}");
+        // A second reader in the same process is named once.
+        let again = lock_shared(&run).unwrap();
+        let e = lock(&run).unwrap_err().to_string();
+        assert_eq!(e.matches(&format!("pid {},", std::process::id())).count(), 1, "{e}");
+        drop((reader, again));
+        assert!(reader_stamps(&run).is_empty(), "a released reader removes its stamp");
+        // A stamp left by a killed reader is not a holder, and the next
+        // exclusive lock removes it.
+        std::fs::write(root.join(".run.lock-reader-1-0"), "solve pid 1, started then").unwrap();
+        std::fs::write(root.join(".run.lock-reader-x.lock"), "another folder's").unwrap();
+        let held = lock(&run).unwrap();
+        assert!(!root.join(".run.lock-reader-1-0").exists() && root.join(".run.lock-reader-x.lock").exists());
+        drop(held);
+        for deep in ["solve", "solve/sub", "solve/sub/a/b/c", "solve/x/../y"] {
+            assert_eq!(enclosing_run(&run.join(deep)), Some(run.clone()), "{deep}");
+        }
+        assert_eq!(enclosing_run(&root.join("elsewhere")), None);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn messages_are_one_line_without_repeated_causes_and_long_values_are_cut() {
+        assert_eq!(shorten("short"), "short");
+        let long = "9".repeat(301);
+        let s = shorten(&long);
+        assert!(s.starts_with(&"9".repeat(SHOWN_CHARS)) && s.ends_with("… (301 characters)"), "{s}");
+        assert_eq!(shorten(&"é".repeat(41)).chars().filter(|&c| c == 'é').count(), SHOWN_CHARS);
+        #[derive(Debug)]
+        struct Layer(String, Option<Box<Layer>>);
+        impl std::fmt::Display for Layer {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+        impl std::error::Error for Layer {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                self.1.as_deref().map(|l| l as &(dyn std::error::Error + 'static))
+            }
+        }
+        let inner = Layer("unsolvable".into(), None);
+        let e = Layer("instance a\nb: unsolvable".into(), Some(Box::new(inner)));
+        assert_eq!(one_line(&e), "instance a b: unsolvable");
+        let e = Layer(format!("unknown variant `{}`", "x".repeat(500)), None);
+        let line = one_line(&e);
+        assert!(line.contains("… (500 characters)`") && line.len() < 120, "{line}");
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //!
 //! A run owns `runs/<name>/`. Creating a run refuses an existing directory
 //! unless the caller asked to resume it or to overwrite it, and only a run
-//! `train` made ([`is_run`]) is ever resumed or replaced; overwriting moves
+//! `train` made ([`is_run`]: its `config.toml` is a training config, beside
+//! train's own `meta.json` or checkpoint) is ever resumed or replaced; overwriting moves
 //! the old run aside and deletes it only once the new run has written its
 //! first checkpoint, so a failure or a crash before that puts it back. Files that must never be seen
 //! half-written (configs, checkpoints, summaries) go through
@@ -54,8 +55,8 @@ pub enum RunDirError {
     },
     /// The path exists but is nothing `train` made, so it is never replaced.
     #[error(
-        "{} exists but is not a run made by train (no config.toml beside meta.json or checkpoints/); \
-         refusing to replace it: choose another run.name or run.out_dir",
+        "{} exists but is not a run made by train (no training config.toml beside train's meta.json or \
+         a checkpoint); refusing to replace it: choose another run.name or run.out_dir",
         dir.display()
     )]
     NotARun {
@@ -78,11 +79,73 @@ pub enum Existing {
     Overwrite,
 }
 
-/// Whether `dir` is a run that `train` made: a folder holding `config.toml`
-/// beside `meta.json` or `checkpoints/`.
+/// The first bytes of every checkpoint file (`learn::checkpoint`).
+pub const CHECKPOINT_MAGIC: &[u8; 16] = b"CUBEORACLE-CKPT\0";
+
+/// The most bytes of `config.toml` read to recognise a run (the training
+/// config's own cap).
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// The most bytes of `meta.json` read to recognise a run (a leg's record is
+/// a few hundred bytes).
+const MAX_META_BYTES: u64 = 16 << 20;
+
+/// The sections of a training config, every one required and no other.
+const CONFIG_SECTIONS: [&str; 7] = ["run", "puzzle", "data", "model", "optim", "train", "backend"];
+
+/// Whether `dir` is a run that `train` made: its `config.toml` is a
+/// training config (TOML with exactly the seven sections of
+/// `learn::config::TrainConfig`, `run.name`, `run.seed`, `puzzle.kind` and
+/// `model.hidden` among them), beside either a `meta.json` that `train`
+/// wrote (JSON recording this crate's version under `crate_versions`) or,
+/// when that was lost, a checkpoint of this crate's format in
+/// `checkpoints/`. A folder of another tool's (a PyTorch project with its
+/// own `config.toml` and `checkpoints/`) is none.
 #[must_use]
 pub fn is_run(dir: &Path) -> bool {
-    dir.join("config.toml").is_file() && (dir.join("meta.json").is_file() || dir.join("checkpoints").is_dir())
+    is_train_config(dir) && (is_train_meta(dir) || has_our_checkpoint(dir))
+}
+
+/// At most `cap` bytes of regular file `path`; `None` if it is larger,
+/// not a regular file, or unreadable.
+fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
+    use std::io::Read;
+    if !std::fs::symlink_metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path).ok()?.take(cap + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= cap).then_some(bytes)
+}
+
+fn is_train_config(dir: &Path) -> bool {
+    let Some(bytes) = read_capped(&dir.join("config.toml"), MAX_CONFIG_BYTES) else { return false };
+    let Ok(text) = String::from_utf8(bytes) else { return false };
+    let Ok(config) = toml::from_str::<toml::Table>(&text) else { return false };
+    let has = |section: &str, key: &str, kind: fn(&toml::Value) -> bool| {
+        config.get(section).and_then(|s| s.get(key)).is_some_and(kind)
+    };
+    config.len() == CONFIG_SECTIONS.len()
+        && CONFIG_SECTIONS.iter().all(|s| config.get(*s).is_some_and(toml::Value::is_table))
+        && has("run", "name", toml::Value::is_str)
+        && has("run", "seed", toml::Value::is_integer)
+        && has("puzzle", "kind", toml::Value::is_str)
+        && has("model", "hidden", toml::Value::is_array)
+}
+
+fn is_train_meta(dir: &Path) -> bool {
+    let Some(bytes) = read_capped(&dir.join("meta.json"), MAX_META_BYTES) else { return false };
+    serde_json::from_slice::<serde_json::Value>(&bytes)
+        .is_ok_and(|meta| meta["crate_versions"][env!("CARGO_PKG_NAME")].is_string())
+}
+
+fn has_our_checkpoint(dir: &Path) -> bool {
+    use std::io::Read;
+    let Ok(entries) = std::fs::read_dir(dir.join("checkpoints")) else { return false };
+    entries.flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".ckpt")).any(|e| {
+        let mut head = [0u8; 16];
+        std::fs::File::open(e.path()).and_then(|mut f| f.read_exact(&mut head)).is_ok() && &head == CHECKPOINT_MAGIC
+    })
 }
 
 /// Whether run `dir` holds at least one checkpoint file.
@@ -309,14 +372,29 @@ mod tests {
         write_atomic(&dir.join("keep.txt"), b"data").unwrap();
         let err = prepare(&dir, Existing::Refuse).unwrap_err().to_string();
         assert!(err.contains("already exists") && err.contains("--resume") && err.contains("--overwrite"));
-        // Not a run yet (no config.toml): neither resumed nor replaced.
-        for how in [Existing::Resume, Existing::Overwrite] {
-            let err = prepare(&dir, how).unwrap_err().to_string();
-            assert!(err.contains("not a run made by train"), "{err}");
-        }
-        assert_eq!(std::fs::read(dir.join("keep.txt")).unwrap(), b"data", "a refused run leaves the old data intact");
-        write_atomic(&dir.join("config.toml"), b"x").unwrap();
+        // Not a run yet (no config.toml; then another tool's config.toml
+        // and checkpoints; then a training config beside another tool's
+        // meta.json): neither resumed nor replaced.
+        let refused = || {
+            for how in [Existing::Resume, Existing::Overwrite] {
+                let err = prepare(&dir, how).unwrap_err().to_string();
+                assert!(err.contains("not a run made by train"), "{err}");
+            }
+            assert_eq!(std::fs::read(dir.join("keep.txt")).unwrap(), b"data", "a refused run is left intact");
+        };
+        refused();
+        write_atomic(&dir.join("config.toml"), b"lr = 0.1\nepochs = 3\n").unwrap();
+        write_atomic(&dir.join("checkpoints/model.ckpt"), b"PK\x03\x04 a torch zip").unwrap();
         write_atomic(&dir.join("meta.json"), b"{}").unwrap();
+        refused();
+        write_atomic(&dir.join("config.toml"), include_str!("../configs/smoke.toml").as_bytes()).unwrap();
+        refused();
+        // train's meta.json, or (when it is lost) one of train's checkpoints.
+        write_atomic(&dir.join("checkpoints/step-00000001.ckpt"), CHECKPOINT_MAGIC).unwrap();
+        assert!(is_run(&dir));
+        std::fs::remove_dir_all(dir.join("checkpoints")).unwrap();
+        assert!(!is_run(&dir));
+        write_atomic(&dir.join("meta.json"), br#"{"crate_versions": {"cube-oracle": "0.1.0"}, "legs": []}"#).unwrap();
         assert!(prepare(&dir, Existing::Resume).unwrap().resumed);
         // An overwrite that fails before its first checkpoint puts the old run back.
         let p = prepare(&dir, Existing::Overwrite).unwrap();
@@ -335,6 +413,21 @@ mod tests {
         assert!(!dir.join("keep.txt").exists());
         assert!(std::fs::read_dir(&root).unwrap().count() == 1, "no leftover folders");
         std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn the_shipped_runs_are_runs() {
+        let runs = Path::new(env!("CARGO_MANIFEST_DIR")).join("runs");
+        let mut found = 0;
+        for entry in std::fs::read_dir(&runs).unwrap().flatten() {
+            let dir = entry.path();
+            if dir.join("config.toml").exists() {
+                assert!(is_run(&dir), "{}", dir.display());
+                found += 1;
+            }
+        }
+        assert!(found >= 5, "the shipped runs are found");
+        assert!(!is_run(&runs) && !is_run(&runs.join("reference-cube2/checkpoints")));
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! and the time; `--csv` adds a node-count table across depths.
 //!
 //! Thin entry point: parse arguments and call `cube_oracle::games::play::run`.
-//! Errors are printed on one line with their causes and give exit status 1.
+//! Errors are printed on one line with their causes
+//! (`cube_oracle::folder::one_line`) and give exit status 1.
 
 use anyhow::Context;
 use clap::Parser;
@@ -90,7 +91,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", cube_oracle::folder::one_line(e.as_ref()));
             ExitCode::FAILURE
         }
     }

@@ -20,6 +20,7 @@
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use cube_oracle::cube3::{Metric, symmetry};
+use cube_oracle::folder;
 use cube_oracle::learn::config::{DeviceKind, Matmul};
 use cube_oracle::local::{LocalConfig, LocalMethod, ProblemKind};
 use cube_oracle::registry::PuzzleKind;
@@ -194,8 +195,8 @@ struct OracleArgs {
     matmul: MatmulArg,
     #[command(flatten)]
     widths: Widths,
-    /// Depth limit (default: 40 on the cubes, twice the run's longest
-    /// training walk on sliding puzzles).
+    /// Depth limit, at most 2000 (default: 40 on the cubes, twice the run's
+    /// longest training walk on sliding puzzles).
     #[arg(long)]
     max_depth: Option<usize>,
     /// Keep duplicate states in the beam (EfficientCube's variant).
@@ -268,7 +269,7 @@ struct ClassicalArgs {
     /// Stop an instance after this many seconds (at most 10000000).
     #[arg(long)]
     max_time_s: Option<f64>,
-    /// Depth limit (default: none for astar, greedy and ucs; 200 otherwise).
+    /// Depth limit, at most 10000 (default: none for astar, greedy and ucs; 200 otherwise).
     #[arg(long)]
     max_depth: Option<usize>,
     /// Instances searched at once, one thread each. At most 4 per core of the machine (at least 8 are always allowed).
@@ -307,9 +308,9 @@ struct ParberryArgs {
     /// The puzzle, puzzle<N> (any width 2 to 256); may be left out with --board.
     #[arg(long)]
     puzzle: Option<String>,
-    /// Goal: blank-last (default) or blank-first.
-    #[arg(long)]
-    goal: Option<String>,
+    /// Goal (default: blank-last; a built-in set brings its own).
+    #[arg(long, value_enum)]
+    goal: Option<ParberryGoal>,
     #[command(flatten)]
     boards: Boards,
     /// Seed of --random.
@@ -334,10 +335,10 @@ struct LocalArgs {
     /// Seed of the first trial.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Random restarts after a failed climb.
+    /// Random restarts after a failed climb, at most 1000000.
     #[arg(long, default_value_t = 0)]
     max_restarts: u64,
-    /// Steps per climb (default: annealing 10000, hill climbing no limit).
+    /// Steps per climb, 1 to 1000000000 (default: annealing 10000, hill climbing 1000000).
     #[arg(long)]
     max_steps: Option<u64>,
     #[command(flatten)]
@@ -349,7 +350,7 @@ struct LocalArgs {
 struct Climb {
     #[command(flatten)]
     common: LocalArgs,
-    /// Most consecutive sideways moves (to an equal neighbour) per climb.
+    /// Most consecutive sideways moves (to an equal neighbour) per climb, at most 1000000000.
     #[arg(long, default_value_t = 0)]
     max_sideways: u64,
 }
@@ -402,20 +403,51 @@ impl From<MetricArg> for Metric {
     }
 }
 
-/// `--kind`.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum KindArg {
-    Policy,
-    QDistance,
-    Value,
+/// `--kind`: every kind of [`OracleKind::ALL`] by its one name, so a new
+/// kind is offered (and listed by `--help`) without an edit here.
+#[derive(Clone, Copy, Debug)]
+struct KindArg(OracleKind);
+
+impl ValueEnum for KindArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        const ALL: [KindArg; OracleKind::ALL.len()] = {
+            let mut all = [KindArg(OracleKind::Policy); OracleKind::ALL.len()];
+            let mut i = 0;
+            while i < all.len() {
+                all[i] = KindArg(OracleKind::ALL[i]);
+                i += 1;
+            }
+            all
+        };
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.name()))
+    }
 }
 
 impl From<KindArg> for OracleKind {
     fn from(k: KindArg) -> Self {
-        match k {
-            KindArg::Policy => Self::Policy,
-            KindArg::QDistance => Self::QDistance,
-            KindArg::Value => Self::Value,
+        k.0
+    }
+}
+
+/// `solve parberry --goal`: the two goals Parberry's algorithm solves for.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ParberryGoal {
+    /// Tiles in order, the blank last.
+    BlankLast,
+    /// The blank first (Korf's sets), solved by turning the board half round.
+    BlankFirst,
+}
+
+impl ParberryGoal {
+    /// The goal's name as `parberry::parse_goal` reads it.
+    fn name(self) -> &'static str {
+        match self {
+            Self::BlankLast => "blank-last",
+            Self::BlankFirst => "blank-first",
         }
     }
 }
@@ -482,7 +514,7 @@ fn main() -> ExitCode {
         // status 2) with any long value the user typed shortened.
         Err(e) if !e.use_stderr() => e.exit(),
         Err(e) => {
-            eprint!("{}", shorten_quoted(&e.render().to_string(), &['\'', '`', '"']));
+            eprint!("{}", folder::shorten_quoted(&e.render().to_string(), &['\'', '`', '"']));
             return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
     };
@@ -492,7 +524,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {}", one_line(&e));
+            eprintln!("error: {}", folder::one_line(e.as_ref()));
             ExitCode::FAILURE
         }
     }
@@ -521,7 +553,7 @@ fn run(cli: Cli) -> anyhow::Result<PathBuf> {
             let input = boards(args.boards, args.seed)?;
             let opts = ParberryOptions {
                 puzzle: args.puzzle,
-                goal: args.goal,
+                goal: args.goal.map(|g| g.name().to_string()),
                 progress: !input.is_single() && std::io::stderr().is_terminal(),
                 input,
                 out_root: out_or_default(args.output.out),
@@ -660,7 +692,7 @@ fn classical_search(
         progress: !input.is_single() && std::io::stderr().is_terminal(),
         input,
         limits: Limits { max_generated: args.max_generated.unwrap_or(u64::MAX), max_time },
-        max_depth: args.max_depth.map(|d| u32::try_from(d).unwrap_or(u32::MAX)),
+        max_depth: args.max_depth.map(|d| bounds::classical_depth(u64::try_from(d).unwrap_or(u64::MAX))).transpose()?,
         width,
         out_root: out_or_default(args.output.out),
         jobs: jobs(args.jobs)?,
@@ -709,52 +741,6 @@ fn jobs(jobs: NonZeroUsize) -> anyhow::Result<usize> {
 
 fn out_or_default(out: Option<PathBuf>) -> PathBuf {
     out.unwrap_or_else(|| PathBuf::from(CLASSICAL_OUT))
-}
-
-/// An error as one line, outermost context first: each cause joined with
-/// `: ` unless the text so far already ends with it (a message that
-/// includes its cause), line breaks folded into spaces.
-fn one_line(e: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in e.chain() {
-        let text = cause.to_string();
-        if line.ends_with(&text) {
-            continue;
-        }
-        if !line.is_empty() {
-            line.push_str(": ");
-        }
-        line.push_str(&text);
-    }
-    let line = line.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ");
-    // Values the layers below quote in full are shortened here.
-    shorten_quoted(&line, &['`', '"'])
-}
-
-/// `text` with every segment between a pair of the same quote character
-/// (of `quotes`) that is longer than twice [`bounds::SHOWN_CHARS`]
-/// characters shortened by [`bounds::shorten`] (a value shortened already
-/// is shorter than that, and keeps its length).
-fn shorten_quoted(text: &str, quotes: &[char]) -> String {
-    let mut out = String::with_capacity(text.len().min(4096));
-    let mut rest = text;
-    while let Some(i) = rest.find(quotes) {
-        let q = rest[i..].chars().next().unwrap_or('`');
-        out.push_str(&rest[..i + q.len_utf8()]);
-        rest = &rest[i + q.len_utf8()..];
-        if let Some(j) = rest.find(q) {
-            let inner = &rest[..j];
-            if inner.chars().count() > 2 * bounds::SHOWN_CHARS {
-                out.push_str(&bounds::shorten(inner));
-            } else {
-                out.push_str(inner);
-            }
-            out.push(q);
-            rest = &rest[j + q.len_utf8()..];
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 #[cfg(test)]

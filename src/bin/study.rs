@@ -3,8 +3,9 @@
 //! an ordinary resumable run under `runs/<study>/`; `--fit` gathers the
 //! finished points into `points.csv` and fits the laws into `fit.csv`.
 //!
-//! Thin entry point: errors are printed with their causes and give exit
-//! status 1; an interrupted (Ctrl-C) point exits with 130, resumable.
+//! Thin entry point: errors are printed on one line with their causes
+//! (`cube_oracle::folder::one_line`) and give exit status 1; an interrupted
+//! (Ctrl-C) point exits with 130, resumable.
 
 use clap::Parser;
 use cube_oracle::study::{self, PointState, Study};
@@ -38,7 +39,7 @@ fn main() -> ExitCode {
     match run(&args) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", cube_oracle::folder::one_line(e.as_ref()));
             ExitCode::FAILURE
         }
     }

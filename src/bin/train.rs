@@ -1,11 +1,12 @@
 //! `train --config configs/<name>.toml`: train a policy oracle.
 //!
 //! Thin entry point: parse arguments, load the config, dispatch to
-//! `cube_oracle::learn::training::run`. Errors are printed with their causes and give
-//! exit status 1; an interrupted (Ctrl-C) run exits with 130 after writing a
-//! checkpoint.
+//! `cube_oracle::learn::training::run`. Errors are printed on one line with
+//! their causes (`cube_oracle::folder::one_line`) and give exit status 1; an
+//! interrupted (Ctrl-C) run exits with 130 after writing a checkpoint.
 
 use clap::Parser;
+use cube_oracle::folder::one_line;
 use cube_oracle::learn::config::TrainConfig;
 use cube_oracle::learn::training::{self, TrainOptions};
 use cube_oracle::rundir::Existing;
@@ -62,7 +63,7 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("error: {e:#}");
+                eprintln!("error: {}", one_line(&e));
                 ExitCode::FAILURE
             }
         };
@@ -74,7 +75,7 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("error: {e:#}");
+                eprintln!("error: {}", one_line(&e));
                 ExitCode::FAILURE
             }
         };
@@ -99,7 +100,7 @@ fn main() -> ExitCode {
         Ok(o) if o.stopped_early && args.max_steps.is_none() => ExitCode::from(130),
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", one_line(e.as_ref()));
             ExitCode::FAILURE
         }
     }

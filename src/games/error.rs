@@ -4,6 +4,7 @@
 //! typed are shown through [`shown`] (control characters escaped, long
 //! values cut to [`SHOWN_CHARS`] characters and `…`).
 
+#[cfg(feature = "tables")]
 use crate::csvlog::TableError;
 use std::fs::FileType;
 use std::path::{Path, PathBuf};
@@ -389,6 +390,7 @@ pub enum GameError {
         kind: &'static str,
     },
     /// The node-count table could not be written.
+    #[cfg(feature = "tables")]
     #[error(transparent)]
     Table(#[from] TableError),
 }

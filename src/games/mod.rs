@@ -37,6 +37,7 @@ pub mod pacman;
 pub mod play;
 pub mod report;
 pub mod sticks;
+#[cfg(feature = "tables")]
 pub mod table;
 pub mod tictactoe;
 

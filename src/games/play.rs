@@ -19,6 +19,7 @@ use super::method::Method;
 use super::pacman::{self, Eval, Layout, Pacman};
 use super::report::{Budget, Exceeded, SearchReport};
 use super::sticks::{self, Sticks};
+#[cfg(feature = "tables")]
 use super::table::{self, End};
 use super::tictactoe::{self, TicTacToe};
 use super::{Game, MAX, Ordering, iterative_deepening_within};
@@ -226,7 +227,14 @@ pub fn run(opts: &PlayOptions) -> Result<String, GameError> {
         return Err(GameError::FlagValue { flag: "--max-nodes", value: "0".into(), rule: "give at least 1" });
     }
     if let Some(path) = &opts.csv {
+        #[cfg(feature = "tables")]
         table::check_path(path, opts.overwrite)?;
+        #[cfg(not(feature = "tables"))]
+        return Err(GameError::FlagValue {
+            flag: "--csv",
+            value: path.display().to_string(),
+            rule: "node-count tables need the cargo feature `tables`",
+        });
     }
     set_up_and_play(opts)
 }
@@ -326,6 +334,8 @@ fn play<G: Game>(
     position: &str,
     longest: u32,
 ) -> Result<String, GameError> {
+    #[cfg(not(feature = "tables"))]
+    let _ = (position, longest); // only the `--csv` table uses them
     let mut out = String::new();
     let budget = Budget(opts.max_nodes);
     let mover = if game.to_move() == MAX { "MAX".to_string() } else { format!("MIN agent {}", game.to_move()) };
@@ -370,6 +380,7 @@ fn play<G: Game>(
     let _ = writeln!(out, "best move: {best}");
     let _ = writeln!(out, "nodes: {}", counts_line(&report));
     let _ = writeln!(out, "time: {:.3} ms", report.elapsed.as_secs_f64() * 1e3);
+    #[cfg(feature = "tables")]
     if let Some(path) = &opts.csv {
         let max_depth = opts.depth.map_or(longest, |d| d.min(longest)).max(1);
         let methods: Vec<Method> = Method::ALL.iter().map(|m| m.1).collect();

@@ -47,7 +47,7 @@ pub enum CheckpointError {
     Snapshot,
 }
 
-const MAGIC: &[u8; 16] = b"CUBEORACLE-CKPT\0";
+const MAGIC: &[u8; 16] = crate::rundir::CHECKPOINT_MAGIC;
 const VERSION: u32 = 1;
 
 /// Where the training loop stood when the checkpoint was written.

@@ -529,7 +529,11 @@ impl TrainConfig {
                 ));
             }
             (false, Some(m), ..) => {
-                return Err(invalid("puzzle.metric", format!("{m:?}").to_lowercase(), "applies to the cube only"));
+                let name = match m {
+                    MetricName::Qtm => "qtm",
+                    MetricName::Htm => "htm",
+                };
+                return Err(invalid("puzzle.metric", name, "applies to the cube only"));
             }
             (.., false, Some(g)) => {
                 return Err(invalid(
@@ -713,8 +717,10 @@ impl TrainConfig {
     /// # Errors
     /// A sliding-puzzle goal that cannot be read or does not fit the board.
     pub fn puzzle(&self) -> Result<AnyPuzzle, ConfigError> {
-        AnyPuzzle::new(self.puzzle.kind, self.metric(), self.goal()?.as_ref())
-            .map_err(|e| invalid("puzzle.goal", format!("{:?}", self.puzzle.goal), format!("does not fit: {e}")))
+        AnyPuzzle::new(self.puzzle.kind, self.metric(), self.goal()?.as_ref()).map_err(|e| match &self.puzzle.goal {
+            Some(g) => invalid("puzzle.goal", format!("{g:?}"), format!("does not fit: {e}")),
+            None => invalid("puzzle.kind", self.puzzle.kind, format!("cannot be built: {e}")),
+        })
     }
 
     /// The run directory, `<out_dir>/<name>`.

@@ -27,20 +27,55 @@ use std::path::{Path, PathBuf};
 pub const CHECK_ROWS: usize = 8;
 
 /// Exports run `run_dir` (its newest checkpoint) into the new folder `to`;
-/// returns the folder.
+/// returns the folder. The run's shared lock is held meanwhile, so `train`
+/// cannot resume or replace it under the export.
 ///
 /// # Errors
-/// Not a run, an existing `to` or one inside the run, an unusable
-/// checkpoint, or a file that cannot be written (the partial folder is then
-/// removed).
+/// Not a run, an existing `to` or one inside the run, a run that `train`
+/// holds, an unusable checkpoint, or a file that cannot be written (the
+/// partial folder, and any parent folder the export made, are then removed).
 pub fn export(run_dir: &Path, to: &Path) -> Result<PathBuf, LearnError> {
     check_target(run_dir, to)?;
+    let _reading = crate::folder::lock_shared(run_dir)?;
     let oracle = NetOracle::load(run_dir, None, None)?;
+    let made = Made::before(to);
     let written = write_export(run_dir, &oracle, to);
     if written.is_err() {
-        let _ = std::fs::remove_dir_all(to);
+        made.remove();
     }
     written.map(|()| to.to_path_buf())
+}
+
+/// The folders an export is about to create: `to` and every missing
+/// parent of it, so that a failed export removes all it made.
+pub(crate) struct Made {
+    to: PathBuf,
+    parents: Vec<PathBuf>,
+}
+
+impl Made {
+    /// Notes which of `to`'s ancestors do not exist yet.
+    pub(crate) fn before(to: &Path) -> Self {
+        let parents = to
+            .ancestors()
+            .skip(1)
+            .filter(|p| !p.as_os_str().is_empty())
+            .take_while(|p| std::fs::symlink_metadata(p).is_err())
+            .map(Path::to_path_buf)
+            .collect();
+        Self { to: to.to_path_buf(), parents }
+    }
+
+    /// Removes `to` with everything in it, then the parents it made while
+    /// they are empty (never anything another process put there).
+    pub(crate) fn remove(self) {
+        let _ = std::fs::remove_dir_all(&self.to);
+        for parent in &self.parents {
+            if std::fs::remove_dir(parent).is_err() {
+                break;
+            }
+        }
+    }
 }
 
 /// What every export checks first: `run_dir` is a run `train` made, and
@@ -53,7 +88,7 @@ pub fn check_target(run_dir: &Path, to: &Path) -> Result<(), LearnError> {
     if !rundir::is_run(run_dir) {
         return Err(LearnError::NotARun {
             dir: run_dir.to_path_buf(),
-            rule: "it has no config.toml beside meta.json or checkpoints/",
+            rule: "it has no training config.toml beside train's meta.json or a checkpoint",
         });
     }
     if std::fs::symlink_metadata(to).is_ok() {

@@ -161,19 +161,18 @@ pub(super) fn log_eval(
 ) -> Result<()> {
     let rows = objective::by_depth(ev.kind, &ev.predictions, ev.outputs, set);
     let col = |f: fn(&objective::DepthMetrics) -> f64| Col::F64(rows.iter().map(f).collect());
-    let mut cols = vec![
-        ("step", Col::U64(vec![step; rows.len()])),
-        ("depth", Col::U64(rows.iter().map(|d| d.depth as u64).collect())),
-        ("states", Col::U64(rows.iter().map(|d| d.states).collect())),
-        ("accuracy", col(|d| d.accuracy)),
+    // The kind names the columns (`OracleKind::eval_columns`): the shared
+    // four, then its metrics in the order mean (the policy's cross-entropy,
+    // the distance kinds' mean prediction), RMSE.
+    let values: [Col; 6] = [
+        Col::U64(vec![step; rows.len()]),
+        Col::U64(rows.iter().map(|d| d.depth as u64).collect()),
+        Col::U64(rows.iter().map(|d| d.states).collect()),
+        col(|d| d.accuracy),
+        col(|d| d.mean),
+        col(|d| d.rmse),
     ];
-    if ev.kind.is_regression() {
-        cols.push(("mean_prediction", col(|d| d.mean)));
-        cols.push(("rmse", col(|d| d.rmse)));
-    } else {
-        cols.push(("cross_entropy", col(|d| d.mean)));
-    }
-    eval_log.append(cols)?;
+    eval_log.append(ev.kind.eval_columns().iter().copied().zip(values).collect())?;
     let Some(kl_log) = kl_log else { return Ok(()) };
     let moves = ev.outputs;
     let pred = Predictions::new(&ev.probs, moves);

@@ -53,16 +53,20 @@ const EVAL_CHUNK: usize = 4096;
 /// Copies the run directory `run_dir` to `to` (a new directory) for
 /// inference: every file except `checkpoints/` and `solve/`, plus the newest
 /// checkpoint without its optimiser state (about a third of its size with
-/// Adam). Refuses an existing `to` and one inside `run_dir`; a failed export
-/// removes what it wrote. Returns the exported checkpoint's path.
+/// Adam). Refuses an existing `to` and one inside `run_dir`, and holds the
+/// run's shared lock while it reads (so `train` cannot resume or replace
+/// it meanwhile); a failed export removes what it wrote, parent folders it
+/// made included. Returns the exported checkpoint's path.
 pub fn export_weights(run_dir: &Path, to: &Path) -> Result<PathBuf> {
     super::export::check_target(run_dir, to)?;
+    let _reading = crate::folder::lock_shared(run_dir)?;
     let newest = checkpoint::latest(&run_dir.join("checkpoints"))?;
+    let made = super::export::Made::before(to);
     let exported = copy_tree(run_dir, to, &["checkpoints", "solve"])
         .map_err(LearnError::from)
         .and_then(|()| checkpoint::save_weights_only(&newest, &to.join("checkpoints")));
     if exported.is_err() {
-        let _ = std::fs::remove_dir_all(to);
+        made.remove();
     }
     exported
 }

@@ -114,6 +114,28 @@ const COLOURS: [RGBColor; 8] = [
 ];
 
 impl Chart {
+    /// Each series' colour, chosen from its label so that a curve (an
+    /// oracle, a published table, the optimal mean) has the same colour in
+    /// every plot: the palette entry its label hashes to, or the next one
+    /// free in this chart. Unlabelled series take the next free colour.
+    fn colours(&self) -> Vec<RGBColor> {
+        let mut used = [false; COLOURS.len()];
+        self.series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let start = if s.label.is_empty() {
+                    i
+                } else {
+                    crate::checksum::fnv1a(s.label.as_bytes()) as usize % COLOURS.len()
+                };
+                let pick = (0..COLOURS.len()).map(|k| (start + k) % COLOURS.len()).find(|&k| !used[k]).unwrap_or(start);
+                used[pick] = true;
+                COLOURS[pick]
+            })
+            .collect()
+    }
+
     /// A chart with a title and axis labels.
     pub fn new(title: impl Into<String>, x_label: impl Into<String>, y_label: impl Into<String>) -> Self {
         Self { title: title.into(), x_label: x_label.into(), y_label: y_label.into(), ..Self::default() }
@@ -245,8 +267,8 @@ impl Chart {
         let half = if width.is_finite() { width * 0.4 } else { (xr.end - xr.start) * 0.02 };
         let bars = self.series.iter().filter(|s| s.style == Style::Bars).count().max(1) as f64;
         let mut bar_index = 0.0;
-        for (i, s) in self.series.iter().enumerate() {
-            let colour = COLOURS[i % COLOURS.len()];
+        let colours = self.colours();
+        for (s, &colour) in self.series.iter().zip(&colours) {
             let pts: Vec<(f64, f64)> =
                 s.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
             if s.style == Style::Reference {

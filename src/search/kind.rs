@@ -16,10 +16,25 @@ use super::symmetric::Mean;
 use crate::information::log_sum_exp;
 use serde::{Deserialize, Serialize};
 
-/// What an oracle's outputs mean (config key `model.kind`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OracleKind {
+/// Declares [`OracleKind`] and [`OracleKind::ALL`] from one list, so that
+/// `ALL` (which `solve --kind` offers and `--help` lists) cannot miss a kind.
+macro_rules! oracle_kinds {
+    ($($(#[$attr:meta])* $variant:ident),+ $(,)?) => {
+        /// What an oracle's outputs mean (config key `model.kind`).
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "kebab-case")]
+        pub enum OracleKind {
+            $($(#[$attr])* $variant),+
+        }
+
+        impl OracleKind {
+            /// Every kind, in the order the docs list them.
+            pub const ALL: [OracleKind; [$(stringify!($variant)),+].len()] = [$(OracleKind::$variant),+];
+        }
+    };
+}
+
+oracle_kinds! {
     /// `ln p(m | s)`: log-probability that move `m` produced `s`.
     #[default]
     Policy,
@@ -49,9 +64,6 @@ pub enum MoveDistribution {
 }
 
 impl OracleKind {
-    /// Every kind, in the order the docs list them.
-    pub const ALL: [OracleKind; 3] = [OracleKind::Policy, OracleKind::QDistance, OracleKind::Value];
-
     /// The name used in configs, `meta.json`, tables and flags.
     #[must_use]
     pub fn name(self) -> &'static str {

@@ -1,12 +1,17 @@
 //! The numeric bounds of `solve`'s arguments, in one place: how many
 //! instances one solve takes (`--random`, `--trials`, the rows of a test-set
 //! file), how large a test-set file may be, the range of `--max-time-s`,
-//! and how many workers `--jobs` may start. A value out of range is
-//! refused with one line that names the flag and the bound, before
-//! anything is allocated or started; user values in messages are
-//! shortened ([`shorten`]) so that a pasted megabyte is not echoed back.
+//! how many workers `--jobs` may start, how deep a search may go
+//! (`--max-depth` of the oracle and of the classical methods), and the
+//! limits of local search (`--max-steps`, `--max-restarts`,
+//! `--max-sideways`). A value out of range is refused with one line that
+//! names the flag and the bound, before anything is allocated or started;
+//! user values in messages are shortened ([`shorten`]) so that a pasted
+//! megabyte is not echoed back.
 
 use super::error::{SolveError, invalid};
+pub use crate::folder::{SHOWN_CHARS, shorten};
+use crate::local::LocalConfig;
 use std::time::Duration;
 
 /// The most instances one solve takes: `--random N`, local search's
@@ -27,20 +32,30 @@ pub const MIN_JOBS_LIMIT: usize = 8;
 /// Workers per core `--jobs` may ask for.
 pub const JOBS_PER_CORE: usize = 4;
 
-/// Characters of a user value shown in a message before it is cut.
-pub const SHOWN_CHARS: usize = 40;
+/// The deepest `--max-depth` of beam search with an oracle: twice the
+/// longest training walk a config allows (`data.scramble_len` ≤ 1000),
+/// which is the default depth of a sliding puzzle's run.
+pub const MAX_ORACLE_DEPTH: usize = 2000;
 
-/// `text` as shown in a message: whole up to [`SHOWN_CHARS`] characters,
-/// else its first [`SHOWN_CHARS`] followed by `…` and the full length.
-#[must_use]
-pub fn shorten(text: &str) -> String {
-    let count = text.chars().count();
-    if count <= SHOWN_CHARS {
-        return text.to_string();
-    }
-    let head: String = text.chars().take(SHOWN_CHARS).collect();
-    format!("{head}… ({count} characters)")
-}
+/// The deepest `--max-depth` of a classical method. IDA*, IDS and RBFS
+/// recurse once per move; their searches run on threads with a
+/// [`SEARCH_STACK_BYTES`] stack, over 6 KiB a level at this depth (a level
+/// takes a few hundred bytes).
+pub const MAX_CLASSICAL_DEPTH: u32 = 10_000;
+
+/// The stack of a classical search thread (reserved address space; only
+/// what the recursion uses is touched).
+pub const SEARCH_STACK_BYTES: usize = 64 << 20;
+
+/// The most steps of one local-search climb (`--max-steps`).
+pub const MAX_LOCAL_STEPS: u64 = 1_000_000_000;
+
+/// The most random restarts after a failed climb (`--max-restarts`).
+pub const MAX_RESTARTS: u64 = 1_000_000;
+
+/// The most consecutive sideways moves of a climb (`--max-sideways`); more
+/// could never be made within [`MAX_LOCAL_STEPS`].
+pub const MAX_SIDEWAYS: u64 = MAX_LOCAL_STEPS;
 
 /// A number of seconds as shown in a message: plain where short,
 /// scientific where a plain number would be long (`1e300`, not 301 digits).
@@ -76,6 +91,53 @@ pub fn max_time(seconds: f64) -> Result<Duration, SolveError> {
             "expected a positive number of seconds, at most {MAX_TIME_S} (about 116 days)"
         ))
     }
+}
+
+/// `--max-depth` of beam search with an oracle: at most [`MAX_ORACLE_DEPTH`].
+///
+/// # Errors
+/// [`SolveError::Invalid`] naming the flag, the value and the limit.
+pub fn oracle_depth(depth: usize) -> Result<usize, SolveError> {
+    if depth <= MAX_ORACLE_DEPTH {
+        return Ok(depth);
+    }
+    Err(invalid!(
+        format!("--max-depth {depth}"),
+        "at most {MAX_ORACLE_DEPTH} moves (twice the longest training walk a config allows)"
+    ))
+}
+
+/// `--max-depth` of a classical method: at most [`MAX_CLASSICAL_DEPTH`].
+///
+/// # Errors
+/// [`SolveError::Invalid`] naming the flag, the value and the limit.
+pub fn classical_depth(depth: u64) -> Result<u32, SolveError> {
+    match u32::try_from(depth) {
+        Ok(d) if d <= MAX_CLASSICAL_DEPTH => Ok(d),
+        _ => Err(invalid!(
+            format!("--max-depth {depth}"),
+            "at most {MAX_CLASSICAL_DEPTH} moves (the deepest recursion a search thread's stack is sized for)"
+        )),
+    }
+}
+
+/// The limits of a local-search run: `--max-steps` at most
+/// [`MAX_LOCAL_STEPS`], `--max-restarts` at most [`MAX_RESTARTS`],
+/// `--max-sideways` at most [`MAX_SIDEWAYS`].
+///
+/// # Errors
+/// [`SolveError::Invalid`] naming the first flag out of range and its limit.
+pub fn local_limits(config: &LocalConfig) -> Result<(), SolveError> {
+    for (flag, value, most, what) in [
+        ("--max-steps", config.max_steps, MAX_LOCAL_STEPS, "steps per climb"),
+        ("--max-restarts", config.max_restarts, MAX_RESTARTS, "restarts per trial"),
+        ("--max-sideways", config.max_sideways, MAX_SIDEWAYS, "consecutive sideways moves"),
+    ] {
+        if value > most {
+            return Err(invalid!(format!("{flag} {value}"), "at most {most} {what}"));
+        }
+    }
+    Ok(())
 }
 
 /// The most workers `--jobs` may start on this machine:
@@ -136,11 +198,21 @@ mod tests {
     }
 
     #[test]
-    fn long_values_are_cut() {
-        assert_eq!(shorten("short"), "short");
-        let long = "9".repeat(301);
-        let s = shorten(&long);
-        assert!(s.starts_with(&"9".repeat(SHOWN_CHARS)) && s.ends_with("… (301 characters)"), "{s}");
-        assert_eq!(shorten(&"é".repeat(41)).chars().filter(|&c| c == 'é').count(), SHOWN_CHARS);
+    fn depths_and_local_limits_are_bounded() {
+        assert_eq!(oracle_depth(MAX_ORACLE_DEPTH).unwrap(), MAX_ORACLE_DEPTH);
+        let e = oracle_depth(usize::MAX).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("--max-depth {}: ", usize::MAX)) && e.contains("2000"), "{e}");
+        assert_eq!(classical_depth(u64::from(MAX_CLASSICAL_DEPTH)).unwrap(), MAX_CLASSICAL_DEPTH);
+        for d in [u64::from(MAX_CLASSICAL_DEPTH) + 1, u64::from(u32::MAX) + 1, u64::MAX] {
+            let e = classical_depth(d).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("--max-depth {d}: ")) && e.contains("10000"), "{e}");
+        }
+        let mut c = LocalConfig::new(crate::local::LocalMethod::HillClimbing);
+        assert!(local_limits(&c).is_ok());
+        c.max_restarts = MAX_RESTARTS + 1;
+        assert!(local_limits(&c).unwrap_err().to_string().starts_with("--max-restarts 1000001: at most 1000000"));
+        c.max_restarts = 0;
+        c.max_sideways = u64::MAX;
+        assert!(local_limits(&c).unwrap_err().to_string().contains("at most 1000000000 consecutive"));
     }
 }

@@ -268,12 +268,13 @@ pub fn run_cases<P: Puzzle, H: Heuristic<P> + Sync>(
         bar.inc(1);
         Ok(Row::new(&case.id, &outcome, names.join(" "), case.optimal, if method == Method::Beam { width } else { 0 }))
     };
+    // IDA*, IDS and RBFS recurse once per move: every search runs on a
+    // thread with a stack sized for the deepest `--max-depth` allowed
+    // (one worker too, rather than on the main thread's 8 MiB).
     let jobs = bounds::workers(jobs, cases.len());
-    if jobs <= 1 {
-        return cases.iter().map(one).collect();
-    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
+        .stack_size(bounds::SEARCH_STACK_BYTES)
         .build()
         .map_err(|e| SolveError::Worker(format!("starting a pool of {jobs} threads: {e}")))?;
     pool.install(|| {
@@ -427,6 +428,9 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf, SolveError> {
     }
     if opts.method == Method::Beam && opts.width == 0 {
         return Err(invalid!("beam width 0", "the beam width must be at least 1"));
+    }
+    if let Some(d) = opts.max_depth {
+        bounds::classical_depth(u64::from(d))?;
     }
     let if_exists = if opts.overwrite { IfExists::Replace } else { IfExists::Refuse };
     // A label the user chose is claimed (checked and locked) before the

@@ -33,13 +33,14 @@
 //! committed, so an interrupted report leaves no partial folder.
 
 use super::error::{SolveError, invalid};
+use super::front::{self, FrontEnd, FrontVisitor};
 use super::input::Case;
 use super::{SolveOptions, sweep};
 use crate::csvlog::{Col, write_table};
 use crate::learn::inference::NetOracle;
 use crate::plot::{Chart, Series, Style};
 use crate::puzzle::{MoveId, Puzzle};
-use crate::registry::{AnyPuzzle, PuzzleKind, PuzzleVisitor};
+use crate::registry::{AnyPuzzle, PuzzleKind};
 use crate::search::beam_stats::boltzmann;
 use crate::search::kind::MoveDistribution;
 use crate::search::{DistanceTable, Oracle, SearchError};
@@ -80,33 +81,32 @@ pub struct ByDistance {
 /// A puzzle too large to enumerate, an input other than `--random N`, an
 /// oracle failure, or an output folder that cannot be written.
 pub(super) fn run(opts: &SolveOptions, oracle: NetOracle, trained: &AnyPuzzle) -> Result<PathBuf, SolveError> {
-    let kind = trained.kind();
-    if !matches!(kind, PuzzleKind::Cube2 | PuzzleKind::Sliding(2 | 3)) {
-        return Err(invalid!(
-            format!("the exact-truth report on {kind}"),
-            "it needs a puzzle whose every position fits in memory: cube2, puzzle3 or puzzle8"
-        ));
-    }
-    let super::input::Input::Random { n, seed } = opts.input else {
-        return Err(invalid!(
-            "the exact-truth report with given instances",
-            "it draws its own uniform sample of positions; give its size as random N"
-        ));
-    };
-    trained.visit(Report { opts, oracle, sample: n, seed })
+    front::visit(trained.clone(), Report { opts, oracle, kind: trained.kind() })
 }
 
 struct Report<'a> {
     opts: &'a SolveOptions,
     oracle: NetOracle,
-    sample: usize,
-    seed: u64,
+    kind: PuzzleKind,
 }
 
-impl PuzzleVisitor for Report<'_> {
+impl FrontVisitor for Report<'_> {
     type Out = Result<PathBuf, SolveError>;
-    fn visit<P: Puzzle + 'static>(self, puzzle: P) -> Self::Out {
-        let Report { opts, mut oracle, sample, seed } = self;
+    fn visit<P: FrontEnd>(self, puzzle: P) -> Self::Out {
+        let Report { opts, mut oracle, kind } = self;
+        // Enumerable: the puzzle's distance table needs no depth bound.
+        if puzzle.table_depth(None).is_err() {
+            return Err(invalid!(
+                format!("the exact-truth report on {kind}"),
+                "it needs a puzzle whose every position fits in memory, such as cube2, puzzle3 or puzzle8"
+            ));
+        }
+        let super::input::Input::Random { n: sample, seed } = opts.input else {
+            return Err(invalid!(
+                "the exact-truth report with given instances",
+                "it draws its own uniform sample of positions; give its size as random N"
+            ));
+        };
         let (table, layers) = DistanceTable::build_with_layers(&puzzle, u8::MAX);
         let rows = by_distance(&puzzle, &mut oracle, &table, &layers)?;
         let cases = uniform_sample(&layers, sample, seed);

@@ -58,7 +58,7 @@ impl LocalOptions {
             if c.max_sideways > 0 {
                 label += &format!("-sideways{}", c.max_sideways);
             }
-            if c.max_steps != u64::MAX {
+            if c.max_steps != LocalConfig::HILL_CLIMBING_STEPS {
                 label += &format!("-steps{}", c.max_steps);
             }
         }
@@ -89,6 +89,7 @@ pub fn run(opts: &LocalOptions) -> Result<(PathBuf, RunSummary), SolveError> {
         ),
         other => other.into(),
     })?;
+    bounds::local_limits(&opts.config)?;
     bounds::instance_count("--trials", opts.trials)?;
     let label = opts.label.clone().unwrap_or_else(|| opts.default_label());
     let if_exists = if opts.overwrite { IfExists::Replace } else { IfExists::Refuse };
@@ -155,7 +156,6 @@ fn write_outputs(dir: &Path, opts: &LocalOptions, runs: &[RunOutcome<()>], s: &R
     )?;
     let c = &opts.config;
     let annealing = c.method == LocalMethod::Annealing;
-    let steps_limit = (c.max_steps != u64::MAX).then_some(c.max_steps);
     write_table(
         &dir.join("summary.csv"),
         vec![
@@ -163,7 +163,7 @@ fn write_outputs(dir: &Path, opts: &LocalOptions, runs: &[RunOutcome<()>], s: &R
             ("method", Col::Str(vec![method])),
             ("max_sideways", Col::OptU64(vec![(!annealing).then_some(c.max_sideways)])),
             ("max_restarts", Col::U64(vec![c.max_restarts])),
-            ("max_steps", Col::OptU64(vec![steps_limit])),
+            ("max_steps", Col::U64(vec![c.max_steps])),
             ("temperature", Col::F64(vec![if annealing { c.schedule.temperature } else { f64::NAN }])),
             ("cooling", Col::F64(vec![if annealing { c.schedule.cooling } else { f64::NAN }])),
             ("seed", Col::U64(vec![opts.seed])),
@@ -225,7 +225,7 @@ fn print_summary(opts: &LocalOptions, s: &RunSummary) {
             "temperature {}, cooling {}, max-steps {}, max-restarts {}",
             c.schedule.temperature, c.schedule.cooling, c.max_steps, c.max_restarts
         ),
-        _ => format!("max-sideways {}, max-restarts {}", c.max_sideways, c.max_restarts),
+        _ => format!("max-sideways {}, max-restarts {}, max-steps {}", c.max_sideways, c.max_restarts, c.max_steps),
     };
     let or_na = |v: f64| if v.is_nan() { "n/a".to_string() } else { format!("{v:.2}") };
     crate::say!(

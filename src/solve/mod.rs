@@ -142,6 +142,9 @@ pub fn default_max_depth(config: &TrainConfig) -> Result<usize, SolveError> {
 
 /// Runs `solve`; returns the output folder.
 pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
+    if let Some(d) = opts.max_depth {
+        bounds::oracle_depth(d)?;
+    }
     // Held while the run's oracle is read and searched with: `train` cannot
     // resume or replace the run meanwhile (nor start while it is held).
     // (A run that `train` is just creating is no run yet, but is locked.)
@@ -546,6 +549,16 @@ impl<S> Tables<'_, S> {
         )?)
     }
 
+    /// The legend name of the measured curves: the oracle's run folder
+    /// (`oracle:<run>` in the tables), with the matmul where it is not f32.
+    fn oracle_name(&self) -> String {
+        let name = self.by.heuristic.strip_prefix("oracle:").unwrap_or(&self.by.heuristic).to_string();
+        match self.matmul {
+            Matmul::F32 => name,
+            other => format!("{name} ({} products)", other.name()),
+        }
+    }
+
     fn units(&self) -> &'static str {
         self.other.map_or("moves", |o| o.units.0)
     }
@@ -597,10 +610,10 @@ impl<S> Tables<'_, S> {
             log2_x: true,
             ..Chart::new("Solution length against beam width", "beam width", format!("mean solution length ({units})"))
         }
-        .with(Series::new("this oracle", Style::Measured, by_width(|r| r.mean_length)));
+        .with(Series::new(self.oracle_name(), Style::Measured, by_width(|r| r.mean_length)));
         let mut optimal =
             Chart { log2_x: true, ..Chart::new("Optimal solutions against beam width", "beam width", "% optimal") }
-                .with(Series::new("this oracle", Style::Measured, by_width(|r| r.optimal_pct)));
+                .with(Series::new(self.oracle_name(), Style::Measured, by_width(|r| r.optimal_pct)));
         if let Some(table) = reference {
             let curve = |f: fn(&PublishedRow) -> f64| {
                 table.rows.iter().map(|r| (f64::from(r.log2_width), f(r))).collect::<Vec<_>>()

@@ -12,6 +12,15 @@
 //! Each row carries bootstrap 95 % intervals of `E`, `α` and `β` and the
 //! mean absolute residual; `plots/loss-vs-flops` draws the points and the
 //! fitted `L(C)`.
+//!
+//! As a cross-check of the law's compute-optimal split (Chinchilla's
+//! Approach 2), every compute budget with at least three network sizes gets
+//! an iso-FLOP curve: a parabola of the held-out loss in `ln N`, whose
+//! minimum is that budget's `N_opt` (`plots/isoflop`). `frontier.csv` sets
+//! the two approaches side by side: `N_opt` and `D_opt = C / 6N_opt` at
+//! every budget of the grid and at four times the largest, and the
+//! exponents `a` of `N_opt ∝ C^a` (Approach 2 by a least-squares line
+//! through the curves' minima in log–log, Approach 3 as `β/(α+β)`).
 
 use super::{POINT_FILE, Study, StudyError};
 use crate::csvlog::{Col, read_columns, write_table};
@@ -37,9 +46,14 @@ pub struct Merged {
 /// Gathers the finished points of `study` and fits what they allow.
 ///
 /// # Errors
-/// A point table or the outputs cannot be read or written.
+/// A point table or the outputs cannot be read or written, or an output's
+/// path holds something other than a regular file.
 pub fn merge(study: &Study) -> Result<Merged, StudyError> {
     let dir = study.dir();
+    // Its outputs are replaced by renames: never over a FIFO, a link or a folder.
+    for table in ["points.csv", "fit.csv"] {
+        super::check_table_path(&dir.join(table))?;
+    }
     let mut header: Option<String> = None;
     let mut body = String::new();
     let mut points = 0;
@@ -136,9 +150,14 @@ fn fit_all(study: &Study, table: &std::path::Path) -> Result<Option<PathBuf>, St
         }
     }
     let dir = study.dir();
-    loss_chart(&pn, &pc, &pl, loss_c.as_ref())
-        .save(&dir.join("plots").join("loss-vs-flops"))
-        .map_err(|e| StudyError::Invalid { path: dir.clone(), message: e.to_string() })?;
+    let plot_err = |e: crate::plot::PlotError| StudyError::Invalid { path: dir.clone(), message: e.to_string() };
+    loss_chart(&pn, &pc, &pl, loss_c.as_ref()).save(&dir.join("plots").join("loss-vs-flops")).map_err(plot_err)?;
+    let curves = iso_flop(&pn, &pc, &pl);
+    if !curves.is_empty() {
+        iso_flop_chart(&pn, &pc, &pl, &curves).save(&dir.join("plots").join("isoflop")).map_err(plot_err)?;
+    }
+    let law = rows.iter().find(|r| r.target == "held_out_loss" && r.against == "N+D").map(|r| r.fit.law);
+    frontier(&dir, &curves, law.as_ref(), &pc)?;
     if rows.is_empty() {
         return Ok(None);
     }
@@ -199,4 +218,234 @@ fn loss_chart(params: &[f64], flops: &[f64], loss: &[f64], law: Option<&Fit>) ->
         chart = chart.with(Series::new("fitted L(C)", Style::Guide, curve));
     }
     chart
+}
+
+/// One budget's iso-FLOP curve: `loss = c0 + c1·ln N + c2·(ln N)²` over the
+/// points trained with (about) `flops`.
+#[derive(Clone, Debug)]
+struct IsoFlop {
+    flops: f64,
+    points: usize,
+    coef: [f64; 3],
+    /// The minimum's `N` (`NaN` where the parabola opens downwards).
+    n_opt: f64,
+    /// Whether `n_opt` lies within the sizes trained at this budget.
+    inside: bool,
+    /// `(min, max)` of the sizes trained at this budget.
+    range: (f64, f64),
+}
+
+/// Budgets equal to three significant digits are one budget (`D = C/6N`
+/// rounds up to whole samples).
+fn budget_key(c: f64) -> i64 {
+    (c.log10() * 1000.0).round() as i64
+}
+
+/// The iso-FLOP curves of every budget with at least three distinct sizes.
+fn iso_flop(params: &[f64], flops: &[f64], loss: &[f64]) -> Vec<IsoFlop> {
+    let mut keys: Vec<i64> = flops.iter().map(|&c| budget_key(c)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let mut out = Vec::new();
+    for key in keys {
+        let idx: Vec<usize> =
+            (0..flops.len()).filter(|&i| budget_key(flops[i]) == key && loss[i].is_finite()).collect();
+        let mut sizes: Vec<f64> = idx.iter().map(|&i| params[i]).collect();
+        sizes.sort_by(f64::total_cmp);
+        sizes.dedup();
+        if sizes.len() < 3 {
+            continue;
+        }
+        let x: Vec<f64> = idx.iter().map(|&i| params[i].ln()).collect();
+        let y: Vec<f64> = idx.iter().map(|&i| loss[i]).collect();
+        let Some(coef) = parabola(&x, &y) else { continue };
+        let n_opt = if coef[2] > 0.0 { (-coef[1] / (2.0 * coef[2])).exp() } else { f64::NAN };
+        let range = (sizes[0], sizes[sizes.len() - 1]);
+        out.push(IsoFlop {
+            flops: idx.iter().map(|&i| flops[i]).sum::<f64>() / idx.len() as f64,
+            points: idx.len(),
+            coef,
+            n_opt,
+            inside: n_opt >= range.0 && n_opt <= range.1,
+            range,
+        });
+    }
+    out
+}
+
+/// Least-squares `y = c0 + c1·x + c2·x²` (normal equations, solved by
+/// Cramer's rule on the centred `x`); `None` when the points are degenerate.
+fn parabola(x: &[f64], y: &[f64]) -> Option<[f64; 3]> {
+    let m = x.iter().sum::<f64>() / x.len() as f64;
+    let mut s = [0.0f64; 5];
+    let mut t = [0.0f64; 3];
+    for (&xi, &yi) in x.iter().zip(y) {
+        let u = xi - m;
+        let mut p = 1.0;
+        for (k, sk) in s.iter_mut().enumerate() {
+            *sk += p;
+            if k < 3 {
+                t[k] += p * yi;
+            }
+            p *= u;
+        }
+    }
+    let a = [[s[0], s[1], s[2]], [s[1], s[2], s[3]], [s[2], s[3], s[4]]];
+    let det = |m: [[f64; 3]; 3]| {
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    };
+    let d = det(a);
+    if d.abs() < 1e-12 * s[0].powi(3).max(1.0) {
+        return None;
+    }
+    let mut c = [0.0; 3];
+    for (j, cj) in c.iter_mut().enumerate() {
+        let mut aj = a;
+        for (row, &tv) in aj.iter_mut().zip(&t) {
+            row[j] = tv;
+        }
+        *cj = det(aj) / d;
+    }
+    // Back from u = x − m: c0 + c1(x − m) + c2(x − m)².
+    Some([c[0] - c[1] * m + c[2] * m * m, c[1] - 2.0 * c[2] * m, c[2]])
+}
+
+/// The slope and intercept of the least-squares line `y = a·x + b`.
+fn line(x: &[f64], y: &[f64]) -> Option<(f64, f64)> {
+    let n = x.len() as f64;
+    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+    let sxx: f64 = x.iter().map(|v| (v - mx).powi(2)).sum();
+    let sxy: f64 = x.iter().zip(y).map(|(a, b)| (a - mx) * (b - my)).sum();
+    (x.len() >= 2 && sxx > 0.0).then(|| (sxy / sxx, my - sxy / sxx * mx))
+}
+
+/// `frontier.csv`: the compute-optimal `N` and `D` at every budget of the
+/// grid and at four times the largest, by the iso-FLOP minima (Approach 2,
+/// only budgets whose minimum lies within the sizes trained) and by the
+/// `L(N, D)` law (Approach 3), with each approach's exponent of
+/// `N_opt ∝ C^a`.
+fn frontier(
+    dir: &std::path::Path,
+    curves: &[IsoFlop],
+    law: Option<&fit::Law>,
+    flops: &[f64],
+) -> Result<(), StudyError> {
+    let path = dir.join("frontier.csv");
+    super::check_table_path(&path)?;
+    let inside: Vec<&IsoFlop> = curves.iter().filter(|c| c.inside).collect();
+    let lx: Vec<f64> = inside.iter().map(|c| c.flops.ln()).collect();
+    let ly: Vec<f64> = inside.iter().map(|c| c.n_opt.ln()).collect();
+    let approach2 = line(&lx, &ly);
+    let mut budgets: Vec<f64> = Vec::new();
+    for &c in flops {
+        if !budgets.iter().any(|&b| budget_key(b) == budget_key(c)) {
+            budgets.push(c);
+        }
+    }
+    budgets.sort_by(f64::total_cmp);
+    let Some(&largest) = budgets.last() else { return Ok(()) };
+    budgets.push(4.0 * largest);
+    let mut cols: [Vec<f64>; 7] = Default::default();
+    let mut kinds = Vec::new();
+    for &c in &budgets {
+        let measured = curves.iter().find(|k| budget_key(k.flops) == budget_key(c));
+        let n2 = approach2.map_or(f64::NAN, |(a, b)| (a * c.ln() + b).exp());
+        let n3 = law.map_or(f64::NAN, |l| l.optimal_split(c).0);
+        kinds.push(if c > largest { "prediction" } else { "grid" }.to_string());
+        for (col, v) in cols.iter_mut().zip([
+            c,
+            measured.map_or(f64::NAN, |k| k.n_opt),
+            measured.map_or(f64::NAN, |k| k.points as f64),
+            n2,
+            c / 6.0 / n2,
+            n3,
+            c / 6.0 / n3,
+        ]) {
+            col.push(v);
+        }
+    }
+    let rows = budgets.len();
+    let [c, n_min, pts, n2, d2, n3, d3] = cols;
+    write_table(
+        &path,
+        vec![
+            ("flops", Col::F64(c)),
+            ("budget", Col::Str(kinds)),
+            ("isoflop_points", Col::F64(pts)),
+            ("isoflop_n_opt", Col::F64(n_min)),
+            ("approach2_n_opt", Col::F64(n2)),
+            ("approach2_d_opt", Col::F64(d2)),
+            ("approach2_exponent", Col::F64(vec![approach2.map_or(f64::NAN, |(a, _)| a); rows])),
+            ("approach3_n_opt", Col::F64(n3)),
+            ("approach3_d_opt", Col::F64(d3)),
+            ("approach3_exponent", Col::F64(vec![law.map_or(f64::NAN, |l| l.beta / (l.alpha + l.beta)); rows])),
+        ],
+    )?;
+    Ok(())
+}
+
+/// Held-out loss against `N`, one measured curve and its fitted parabola
+/// per compute budget, the minima marked.
+fn iso_flop_chart(params: &[f64], flops: &[f64], loss: &[f64], curves: &[IsoFlop]) -> Chart {
+    let mut chart = Chart::new("Iso-FLOP curves: held-out loss against network size", "parameters N", "held-out loss");
+    chart.log_x = true;
+    for k in curves {
+        let mut points: Vec<(f64, f64)> = (0..params.len())
+            .filter(|&i| budget_key(flops[i]) == budget_key(k.flops))
+            .map(|i| (params[i], loss[i]))
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        chart = chart.with(Series::new(format!("C = {:.1e}", k.flops), Style::Measured, points));
+        let (lo, hi) = k.range;
+        let curve = (0..=30)
+            .map(|i| {
+                let n = lo * (hi / lo).powf(f64::from(i) / 30.0);
+                let x = n.ln();
+                (n, k.coef[0] + k.coef[1] * x + k.coef[2] * x * x)
+            })
+            .collect();
+        chart = chart.with(Series::new(format!("fit, N_opt = {:.2e}", k.n_opt), Style::Guide, curve));
+    }
+    chart
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{iso_flop, line, parabola};
+
+    #[test]
+    fn a_parabola_through_exact_points_is_recovered() {
+        let x = [1.0, 2.0, 3.0, 4.5];
+        let y: Vec<f64> = x.iter().map(|v| 2.0 - 3.0 * v + 0.5 * v * v).collect();
+        let c = parabola(&x, &y).unwrap();
+        for (got, want) in c.iter().zip([2.0, -3.0, 0.5]) {
+            assert!((got - want).abs() < 1e-9, "{c:?}");
+        }
+        assert!(parabola(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]).is_none());
+        assert_eq!(line(&[0.0, 1.0, 2.0], &[1.0, 3.0, 5.0]), Some((2.0, 1.0)));
+    }
+
+    /// Losses from a known `L(N, D)` along two budgets: each curve's minimum
+    /// lies where the law's own optimum does, within the sizes sampled.
+    #[test]
+    fn iso_flop_minima_follow_the_law() {
+        let law = crate::powerlaw::Law { e: 1.6, a: 400.0, alpha: 0.5, b: 900.0, beta: 0.5 };
+        let (mut n, mut c, mut l) = (Vec::new(), Vec::new(), Vec::new());
+        for budget in [1e13, 1e14] {
+            for k in 0..9 {
+                let p = 1e4 * 10f64.powf(f64::from(k) * 0.375);
+                n.push(p);
+                c.push(budget * (1.0 + 1e-7 * f64::from(k)));
+                l.push(law.at(p, budget / 6.0 / p));
+            }
+        }
+        let curves = iso_flop(&n, &c, &l);
+        assert_eq!(curves.len(), 2);
+        for k in &curves {
+            let want = law.optimal_split(k.flops).0;
+            assert!(k.inside, "{k:?}");
+            assert!((k.n_opt / want).ln().abs() < 0.25, "N_opt {} against the law's {want}", k.n_opt);
+        }
+    }
 }

@@ -8,7 +8,8 @@
 //! `point.csv` exists: one row per width with the held-out loss, the
 //! parameters `N`, the samples `D`, the training FLOPs `6·N·D`, and the
 //! solved %, mean length, % optimal and forwards per instance. A killed
-//! study resumes the point it was on; `--shard k/n` takes every n-th point
+//! study resumes the point it was on; points run cheapest first, and
+//! `--shard k/n` takes every n-th point
 //! (a job array fans the grid out), and [`merge`] gathers whatever is
 //! finished into `points.csv` and the fits of [`crate::powerlaw`] into `fit.csv`.
 
@@ -47,6 +48,14 @@ pub enum StudyError {
         path: PathBuf,
         /// What is wrong, naming the key.
         message: String,
+    },
+    /// An output table's path holds something other than a regular file.
+    #[error("{}: {kind}, not a regular file; refusing to write over it", path.display())]
+    NotAFile {
+        /// The table's path.
+        path: PathBuf,
+        /// What is there, in words.
+        kind: &'static str,
     },
     /// `--shard` is not `k/n` with `0 ≤ k < n`.
     #[error("--shard {0}: expected k/n with 0 <= k < n (e.g. 0/4 for the first of four shards)")]
@@ -154,7 +163,7 @@ impl Point {
     }
 }
 
-/// A loaded study: its file, config and points in grid order.
+/// A loaded study: its file, config and points, cheapest (fewest FLOPs) first.
 #[derive(Clone, Debug)]
 pub struct Study {
     /// The study file.
@@ -168,16 +177,60 @@ pub struct Study {
 /// Largest grid accepted.
 const MAX_POINTS: usize = 10_000;
 
+/// The largest study file read (a study file is a few hundred bytes).
+pub const MAX_STUDY_BYTES: u64 = crate::learn::config::MAX_CONFIG_BYTES;
+
+/// Refuses to write table `path` where something other than a regular file
+/// is (a FIFO, a symbolic link, a device, a folder), which the atomic
+/// rename of a write would replace.
+///
+/// # Errors
+/// [`StudyError::NotAFile`].
+pub fn check_table_path(path: &Path) -> Result<(), StudyError> {
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return Ok(()) };
+    let t = meta.file_type();
+    if t.is_file() {
+        return Ok(());
+    }
+    let kind = {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_symlink() {
+            "a symbolic link"
+        } else if t.is_dir() {
+            "a directory"
+        } else if t.is_fifo() {
+            "a FIFO"
+        } else if t.is_socket() {
+            "a socket"
+        } else if t.is_block_device() || t.is_char_device() {
+            "a device"
+        } else {
+            "not a regular file"
+        }
+    };
+    Err(StudyError::NotAFile { path: path.to_path_buf(), kind })
+}
+
 impl Study {
-    /// Reads a study file and its base config and lays out the grid.
+    /// Reads a study file (at most [`MAX_STUDY_BYTES`]) and its base config
+    /// and lays out the grid.
     ///
     /// # Errors
-    /// An unreadable or malformed file, an empty or oversized grid, a
-    /// budget that is not a positive number, or a point whose training
-    /// config breaks a rule.
+    /// An unreadable, oversized or malformed file, an empty or oversized
+    /// grid, a budget that is not a positive number, or a point whose
+    /// training config breaks a rule.
     pub fn load(path: &Path) -> Result<Self, StudyError> {
-        let text = std::fs::read_to_string(path).map_err(|source| StudyError::Read { path: path.into(), source })?;
+        use std::io::Read;
+        let read = |source| StudyError::Read { path: path.into(), source };
         let bad = |message: String| StudyError::Invalid { path: path.into(), message };
+        let mut bytes = Vec::new();
+        std::fs::File::open(path).map_err(read)?.take(MAX_STUDY_BYTES + 1).read_to_end(&mut bytes).map_err(read)?;
+        if bytes.len() as u64 > MAX_STUDY_BYTES {
+            return Err(bad(format!(
+                "the file is larger than {MAX_STUDY_BYTES} bytes (a study file is a few hundred)"
+            )));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| bad(format!("not UTF-8 text ({e})")))?;
         let config: StudyConfig = toml::from_str(&text).map_err(|e| bad(e.message().to_string()))?;
         let s = &config.study;
         if s.name.is_empty() || crate::folder::sanitize(&s.name) != s.name {
@@ -224,10 +277,16 @@ impl Study {
                             cfg.model.kind = kind;
                         }
                         cfg.run.seed = seed;
+                        let widths = hidden.iter().map(usize::to_string).collect::<Vec<_>>().join("x");
+                        // The shape is checked before it is counted: widths
+                        // out of range would overflow the parameter count.
+                        cfg.validate().map_err(|source| StudyError::Config {
+                            point: crate::solve::bounds::shorten(&format!("h{widths}-b{b}-s{seed}")),
+                            source: Box::new(source),
+                        })?;
                         let outputs = cfg.model.kind.outputs(puzzle.num_moves());
                         let n = parameter_count(&cfg.model, puzzle.encoded_len(), outputs) as u64;
                         let samples = budget.samples(n);
-                        let widths = hidden.iter().map(usize::to_string).collect::<Vec<_>>().join("x");
                         let name = format!("h{widths}-b{b}-d{}-s{seed}", short(samples as f64));
                         cfg.train.samples = Some(samples);
                         cfg.train.steps = None;
@@ -240,6 +299,9 @@ impl Study {
                 }
             }
         }
+        // Cheapest first, so a study stopped part-way (or a shard of it)
+        // has finished as many points as its time allowed.
+        points.sort_by(|a, b| a.flops().total_cmp(&b.flops()).then_with(|| a.name.cmp(&b.name)));
         Ok(Self { path: path.into(), config, points })
     }
 
@@ -369,6 +431,7 @@ pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointSt
     };
     let solved = solve::run(&opts)
         .map_err(|source| StudyError::Solve { point: point.name.clone(), source: Box::new(source) })?;
+    check_table_path(&dir.join(POINT_FILE))?;
     let cols = ["width", "instances", "solved_pct", "mean_length", "optimal_pct", "mean_forwards", "mean_elapsed_s"];
     let s = read_columns(&solved.join("summary.csv"), &cols)?;
     let rows = s[0].len();

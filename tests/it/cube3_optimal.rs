@@ -4,8 +4,9 @@
 //! loaded from the tests' cache, `common::pdb_cache`, never the user's): Korf's published
 //! corner mean, the corner distributions' deepest levels against the OEIS
 //! 2×2×2 counts, admissibility on every state near solved, and optimal
-//! solutions for random scrambles whose distance a BFS knows. Set
-//! `CUBE_ORACLE_PDB_TESTS=skip` to skip the tests that need the full tables.
+//! solutions for random scrambles whose distance a BFS knows. The tests
+//! that need the full tables are named `slow_*` (`--skip slow_` leaves them
+//! out of a quick local run; CI runs them).
 
 use cube_oracle::cube3::coord::{Coords, MoveTables, N_CO, N_CP, NT, rank_co, rank_cp};
 use cube_oracle::cube3::korf_cube::KorfCube;
@@ -273,11 +274,7 @@ fn mismatched_metrics_are_an_error_not_a_panic() {
     assert!(err.to_string().contains("htm") && err.to_string().contains("qtm"));
 }
 
-// ---- Full pattern databases (skipped with CUBE_ORACLE_PDB_TESTS=skip) ----
-
-fn full() -> bool {
-    std::env::var("CUBE_ORACLE_PDB_TESTS").map_or(true, |v| v != "skip")
-}
+// ---- Full pattern databases (slow: minutes and about 1 GiB the first time) ----
 
 fn solver(metric: Metric) -> &'static KorfSolver {
     static QTM: OnceLock<KorfSolver> = OnceLock::new();
@@ -289,11 +286,7 @@ fn solver(metric: Metric) -> &'static KorfSolver {
 }
 
 #[test]
-fn full_corner_database_matches_korf_1997() {
-    if !full() {
-        eprintln!("skipped: CUBE_ORACLE_PDB_TESTS=skip");
-        return;
-    }
+fn slow_corner_database_matches_korf_1997() {
     let htm = &solver(Metric::Htm).pdbs;
     let corners = &htm.info[0];
     assert_eq!(corners.pattern, Pattern::Corners);
@@ -344,11 +337,7 @@ fn full_corner_database_matches_korf_1997() {
 }
 
 #[test]
-fn full_heuristic_is_admissible_near_solved() {
-    if !full() {
-        eprintln!("skipped: CUBE_ORACLE_PDB_TESTS=skip");
-        return;
-    }
+fn slow_heuristic_is_admissible_near_solved() {
     for (metric, depth) in [(Metric::Qtm, 6), (Metric::Htm, 5)] {
         let s = solver(metric);
         let known = ball(&s.puzzle, depth);
@@ -363,11 +352,7 @@ fn full_heuristic_is_admissible_near_solved() {
 }
 
 #[test]
-fn full_ida_star_solutions_are_optimal_and_replay() {
-    if !full() {
-        eprintln!("skipped: CUBE_ORACLE_PDB_TESTS=skip");
-        return;
-    }
+fn slow_ida_star_solutions_are_optimal_and_replay() {
     let mut rng = ChaCha8Rng::seed_from_u64(31);
     for (metric, depth) in [(Metric::Qtm, 6), (Metric::Htm, 5)] {
         let s = solver(metric);

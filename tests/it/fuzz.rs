@@ -874,3 +874,168 @@ fn play_layouts_and_flag_values() {
     });
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+// ---------------------------------------------------------------------------
+// `study`: `--shard k/n` values and study files (mutations of every shipped
+// study file, random text); and export destinations (`train --export* RUN
+// --to DIR`). Never a panic; errors are one line; a destination is refused
+// exactly when it exists or when the folder made for it (as the kernel
+// resolves it, through `..` and symbolic links) lies inside the run.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn study_shards_and_files() {
+    use cube_oracle::study::{self, Study};
+    let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    let mut texts = Vec::new();
+    for e in std::fs::read_dir(configs.join("study")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            // The base named by its full path, so the study file can be anywhere.
+            let t = std::fs::read_to_string(&p).unwrap();
+            texts.push(t.replace("base = \"../", &format!("base = \"{}/", configs.display())));
+        }
+    }
+    texts.sort();
+    assert!(texts.len() >= 3, "the shipped study files are found");
+    let dir = std::env::temp_dir().join(format!("cube-oracle-fuzz-study-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("study.toml");
+    let shard = prop_oneof![
+        "[0-9]{1,3}/[0-9]{1,3}",
+        any::<(u64, u64)>().prop_map(|(k, n)| format!("{k}/{n}")),
+        text_from("0123456789/ -+x\n", 12),
+        ".*"
+    ];
+    let strategy = (shard, 0..texts.len(), edits(), prop::bool::weighted(0.1), ".*");
+    fuzz("study-shards-and-files", 600, 61, strategy, |(shard, k, edits, random, noise)| {
+        let mut ok = false;
+        match study::parse_shard(&shard) {
+            Ok((k, n)) => {
+                assert!(n >= 1 && k < n, "{shard:?} gave {k}/{n}");
+                let (a, b) = shard.split_once('/').unwrap();
+                assert_eq!((a.trim().parse::<usize>().ok(), b.trim().parse::<usize>().ok()), (Some(k), Some(n)));
+                ok = true;
+            }
+            Err(e) => {
+                let line = folder::one_line(&e);
+                assert!(line.starts_with("--shard ") && !line.contains('\n') && line.len() < 200, "{line}");
+            }
+        }
+        let bytes = if random { noise.into_bytes() } else { apply(&texts[k], &edits) };
+        std::fs::write(&file, &bytes).unwrap();
+        match Study::load(&file) {
+            Ok(s) => {
+                assert!(!s.points.is_empty() && s.points.len() <= 10_000);
+                for p in &s.points {
+                    assert!(p.config.validate().is_ok() && folder::check_name("point", &p.name).is_ok(), "{}", p.name);
+                    assert!(p.samples >= 1 && p.flops().is_finite() && p.flops() > 0.0, "{}", p.name);
+                }
+                ok = true;
+            }
+            Err(e) => {
+                let line = folder::one_line(&e);
+                assert!(!line.is_empty() && !line.contains('\n'), "{line}");
+            }
+        }
+        ok
+    });
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every path under `dir`, symbolic links not followed.
+fn tree(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            }
+            out.push(e.path());
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn export_destinations() {
+    use cube_oracle::learn::error::LearnError;
+    use cube_oracle::learn::export::check_target;
+    use cube_oracle::rundir::is_inside;
+    use std::os::unix::fs::symlink;
+    let root = std::env::temp_dir().join(format!("cube-oracle-fuzz-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let run = root.join("run");
+    for d in ["run/sub", "run/solve", "other/deep"] {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("runs/reference-cube2");
+    for f in ["config.toml", "meta.json"] {
+        std::fs::copy(shipped.join(f), run.join(f)).unwrap();
+    }
+    // Links at the depth of their targets, so `..` never leaves `root`:
+    // to the run, out of it, and from inside it to outside and inside.
+    symlink(&run, root.join("link")).unwrap();
+    symlink(root.join("other"), root.join("out")).unwrap();
+    symlink(root.join("other/deep"), run.join("away")).unwrap();
+    symlink(run.join("sub"), run.join("inner")).unwrap();
+    // No `.`: `create_dir_all` cannot make `a/.` for a missing `a`, so the
+    // oracle below could not tell.
+    let parts = vec!["a", "b", "..", "run", "sub", "solve", "link", "out", "other", "deep", "away", "inner"];
+    let built = prop::collection::vec(prop::sample::select(parts), 0..7).prop_map(|p| {
+        // Drop each `..` that would climb above `root`.
+        let mut depth = 0usize;
+        let kept: Vec<&str> = p
+            .into_iter()
+            .filter(|c| match *c {
+                ".." if depth == 0 => false,
+                ".." => {
+                    depth -= 1;
+                    true
+                }
+                _ => {
+                    depth += 1;
+                    true
+                }
+            })
+            .collect();
+        kept.join("/")
+    });
+    let strategy = prop_oneof![4 => built.prop_map(|p| (true, p)), 1 => ".*".prop_map(|p| (false, p))];
+    fuzz("export-destinations", 500, 62, strategy, |(under_root, text)| {
+        if !under_root {
+            // Any text as a relative or absolute path: an answer, no panic
+            // (nothing is created).
+            let _ = check_target(&run, Path::new(&text));
+            let _ = is_inside(Path::new(&text), &run);
+            return false;
+        }
+        let to = root.join(&text);
+        let exists = std::fs::symlink_metadata(&to).is_ok();
+        let result = check_target(&run, &to);
+        if exists {
+            assert!(matches!(result, Err(LearnError::ExportExists { .. })), "{text}: {result:?}");
+            return false;
+        }
+        // Make the destination and ask the kernel where it is.
+        let before = tree(&root);
+        std::fs::create_dir_all(&to).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let inside = to.canonicalize().unwrap().starts_with(run.canonicalize().unwrap());
+        let mut made: Vec<_> = tree(&root).into_iter().filter(|p| !before.contains(p)).collect();
+        made.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
+        for p in made {
+            std::fs::remove_dir(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        }
+        assert_eq!(is_inside(&to, &run), inside, "{text}");
+        match result {
+            Err(LearnError::ExportInside { .. }) => assert!(inside, "{text}: refused, but it lies outside the run"),
+            Ok(()) => assert!(!inside, "{text}: accepted, but it lies inside the run"),
+            Err(e) => panic!("{text}: {e}"),
+        }
+        !inside
+    });
+    std::fs::remove_dir_all(&root).unwrap();
+}

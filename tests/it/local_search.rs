@@ -20,9 +20,6 @@ use cube_oracle::local::{
 };
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
-use std::path::{Path, PathBuf};
-
-use crate::common::column;
 
 fn queens(n: u64) -> Queens {
     Queens::new(n).unwrap()
@@ -310,126 +307,134 @@ fn problem_and_method_names_parse_or_say_what_is_wrong() {
 }
 
 // ---- `solve` end to end ----
+#[cfg(feature = "learn")]
+mod end_to_end {
+    use crate::common::column;
+    use std::path::{Path, PathBuf};
 
-fn out_root(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("cube-oracle-local-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-use crate::common::solve_into as solve;
-
-fn numbers(path: &Path, name: &str) -> Vec<f64> {
-    column(path, name).iter().map(|v| v.parse().unwrap()).collect()
-}
-
-#[test]
-fn cli_writes_consistent_trials_and_summary_and_replays_a_seed() {
-    let out = out_root("cli");
-    let args = ["local", "hill-climbing", "--problem", "queens8", "--trials", "200", "--seed", "1", "--label", "a"];
-    let (code, stdout, err) = solve(&args, &out);
-    assert_eq!(code, 0, "{err}");
-    assert!(stdout.contains("queens8 hill-climbing") && stdout.contains("200 trials"), "{stdout}");
-    let dir = out.join("a");
-    let (trials, summary) = (dir.join("trials.csv"), dir.join("summary.csv"));
-    assert_eq!(numbers(&trials, "trial"), (0..200).map(f64::from).collect::<Vec<_>>());
-    assert_eq!(numbers(&trials, "seed"), (1..=200).map(f64::from).collect::<Vec<_>>());
-    assert_eq!(column(&trials, "problem"), vec!["queens8"; 200]);
-    assert_eq!(column(&summary, "problem"), ["queens8"]);
-    assert_eq!(numbers(&summary, "trials"), [200.0]);
-    let success: Vec<bool> = column(&trials, "success").iter().map(|v| v == "true").collect();
-    let steps = numbers(&trials, "steps");
-    let cost = numbers(&trials, "final_cost");
-    assert!(success.iter().zip(&cost).all(|(&s, &c)| s == (c == 0.0)));
-    let k = success.iter().filter(|&&s| s).count();
-    assert_eq!(numbers(&summary, "successes"), [k as f64]);
-    assert_eq!(numbers(&summary, "success_rate"), [k as f64 / 200.0]);
-    let mean_success = steps.iter().zip(&success).filter(|p| *p.1).map(|p| p.0).sum::<f64>() / k as f64;
-    assert!((numbers(&summary, "mean_steps_success")[0] - mean_success).abs() < 1e-9);
-    let (lo, hi) = (numbers(&summary, "success_low")[0], numbers(&summary, "success_high")[0]);
-    assert!(lo < k as f64 / 200.0 && k as f64 / 200.0 < hi);
-    // 200 trials at p = 0.14: 28 ± 4σ (σ ≈ 4.9).
-    assert!((9..=47).contains(&k), "{k} successes");
-    for f in ["steps.png", "steps.svg"] {
-        assert!(dir.join("plots").join(f).exists(), "{f}");
+    fn out_root(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("cube-oracle-local-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
     }
-    // Trial 5 (seed 6) again on its own: the same row.
-    let (code, stdout, err) =
-        solve(&["local", "hill-climbing", "--problem", "queens8", "--trials", "1", "--seed", "6"], &out);
-    assert_eq!(code, 0, "{err}");
-    assert!(stdout.contains("seed 6: rows "), "{stdout}");
-    let one = out.join("queens8-hill-climbing-trials1-seed6/trials.csv");
-    let row = |p: &Path, i: usize| {
-        std::fs::read_to_string(p).unwrap().lines().nth(1 + i).unwrap().split_once(',').unwrap().1.to_string()
-    };
-    assert_eq!(row(&one, 0), row(&trials, 5));
-    // The same label again is refused, and replaced with --overwrite.
-    let (code, _, err) = solve(&args, &out);
-    assert_eq!(code, 1);
-    assert!(err.contains("already exists"), "{err}");
-    let mut again = args.to_vec();
-    again[1] = "annealing";
-    again.push("--overwrite");
-    let (code, _, err) = solve(&again, &out);
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(column(&dir.join("summary.csv"), "method"), ["annealing"]);
-    std::fs::remove_dir_all(&out).unwrap();
-}
 
-#[test]
-fn cli_refuses_bad_requests_with_their_own_message() {
-    let out = out_root("bad");
-    let hc = |problem: &'static str| vec!["local", "hill-climbing", "--problem", problem, "--trials", "5"];
-    let q8 = |method: &'static str| vec!["local", method, "--problem", "queens8", "--trials", "5"];
-    let with = |mut args: Vec<&'static str>, more: &[&'static str]| {
-        args.extend_from_slice(more);
-        args
-    };
-    // Refused by the library: exit status 1 and the rule broken.
-    let cases: Vec<(Vec<&str>, &str)> = vec![
-        (hc("queens0"), "needs N >= 1"),
-        (hc("queens2"), "no placement of 2 non-attacking queens"),
-        (hc("queens3"), "no placement of 3 non-attacking queens"),
-        (hc("queensx"), "expected queens<N> with N a whole number"),
-        (hc("queens5000"), "at most 1000 queens"),
-        (hc("function-foo"), "function-comb"),
-        (with(q8("annealing"), &["--cooling", "1.5"]), "cooling 1.5"),
-        (with(q8("annealing"), &["--temperature=-1"]), "temperature -1"),
-        (with(q8("annealing"), &["--max-steps", "0"]), "max-steps 0"),
-        (vec!["local", "hill-climbing", "--problem", "queens8", "--trials", "0"], "--trials 0: expected 1 to 1000000"),
-    ];
-    for (args, expected) in cases {
+    use crate::common::solve_into as solve;
+
+    fn numbers(path: &Path, name: &str) -> Vec<f64> {
+        column(path, name).iter().map(|v| v.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn cli_writes_consistent_trials_and_summary_and_replays_a_seed() {
+        let out = out_root("cli");
+        let args = ["local", "hill-climbing", "--problem", "queens8", "--trials", "200", "--seed", "1", "--label", "a"];
+        let (code, stdout, err) = solve(&args, &out);
+        assert_eq!(code, 0, "{err}");
+        assert!(stdout.contains("queens8 hill-climbing") && stdout.contains("200 trials"), "{stdout}");
+        let dir = out.join("a");
+        let (trials, summary) = (dir.join("trials.csv"), dir.join("summary.csv"));
+        assert_eq!(numbers(&trials, "trial"), (0..200).map(f64::from).collect::<Vec<_>>());
+        assert_eq!(numbers(&trials, "seed"), (1..=200).map(f64::from).collect::<Vec<_>>());
+        assert_eq!(column(&trials, "problem"), vec!["queens8"; 200]);
+        assert_eq!(column(&summary, "problem"), ["queens8"]);
+        assert_eq!(numbers(&summary, "trials"), [200.0]);
+        let success: Vec<bool> = column(&trials, "success").iter().map(|v| v == "true").collect();
+        let steps = numbers(&trials, "steps");
+        let cost = numbers(&trials, "final_cost");
+        assert!(success.iter().zip(&cost).all(|(&s, &c)| s == (c == 0.0)));
+        let k = success.iter().filter(|&&s| s).count();
+        assert_eq!(numbers(&summary, "successes"), [k as f64]);
+        assert_eq!(numbers(&summary, "success_rate"), [k as f64 / 200.0]);
+        let mean_success = steps.iter().zip(&success).filter(|p| *p.1).map(|p| p.0).sum::<f64>() / k as f64;
+        assert!((numbers(&summary, "mean_steps_success")[0] - mean_success).abs() < 1e-9);
+        let (lo, hi) = (numbers(&summary, "success_low")[0], numbers(&summary, "success_high")[0]);
+        assert!(lo < k as f64 / 200.0 && k as f64 / 200.0 < hi);
+        // 200 trials at p = 0.14: 28 ± 4σ (σ ≈ 4.9).
+        assert!((9..=47).contains(&k), "{k} successes");
+        for f in ["steps.png", "steps.svg"] {
+            assert!(dir.join("plots").join(f).exists(), "{f}");
+        }
+        // Trial 5 (seed 6) again on its own: the same row.
+        let (code, stdout, err) =
+            solve(&["local", "hill-climbing", "--problem", "queens8", "--trials", "1", "--seed", "6"], &out);
+        assert_eq!(code, 0, "{err}");
+        assert!(stdout.contains("seed 6: rows "), "{stdout}");
+        let one = out.join("queens8-hill-climbing-trials1-seed6/trials.csv");
+        let row = |p: &Path, i: usize| {
+            std::fs::read_to_string(p).unwrap().lines().nth(1 + i).unwrap().split_once(',').unwrap().1.to_string()
+        };
+        assert_eq!(row(&one, 0), row(&trials, 5));
+        // The same label again is refused, and replaced with --overwrite.
         let (code, _, err) = solve(&args, &out);
-        assert_eq!(code, 1, "{args:?}: {err}");
-        assert!(err.contains(expected), "{args:?}: expected `{expected}` in: {err}");
-        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(code, 1);
+        assert!(err.contains("already exists"), "{err}");
+        let mut again = args.to_vec();
+        again[1] = "annealing";
+        again.push("--overwrite");
+        let (code, _, err) = solve(&again, &out);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(column(&dir.join("summary.csv"), "method"), ["annealing"]);
+        std::fs::remove_dir_all(&out).unwrap();
     }
-    // Refused by the parser: exit status 2, naming what is out of place.
-    let parse_errors: Vec<(Vec<&str>, &str)> = vec![
-        (q8("astar"), "unrecognized subcommand 'astar'"),
-        (vec!["local", "--problem", "queens8", "--trials", "5"], "unexpected argument '--problem'"),
-        (vec!["--puzzle", "queens8", "--trials", "5"], "unexpected argument '--trials'"),
-        (with(q8("hill-climbing"), &["--heuristic", "manhattan"]), "unexpected argument '--heuristic'"),
-        (with(q8("hill-climbing"), &["--beam-log2", "3"]), "unexpected argument '--beam-log2'"),
-        (with(q8("hill-climbing"), &["--run", "runs/x"]), "unexpected argument '--run'"),
-        (with(q8("hill-climbing"), &["--temperature", "3"]), "unexpected argument '--temperature'"),
-        (with(q8("annealing"), &["--max-sideways", "3"]), "unexpected argument '--max-sideways'"),
-        (vec!["--puzzle", "puzzle8", "--random", "5", "--trials", "5"], "unexpected argument '--trials'"),
-        (
-            vec!["classical", "astar", "--puzzle", "puzzle8", "--random", "5", "--trials", "5"],
-            "unexpected argument '--trials'",
-        ),
-        (vec!["--random", "3", "--max-sideways", "4"], "unexpected argument '--max-sideways'"),
-    ];
-    for (args, expected) in parse_errors {
-        let (code, _, err) = solve(&args, &out);
-        assert_eq!(code, 2, "{args:?}: {err}");
-        assert!(err.contains(expected), "{args:?}: expected `{expected}` in: {err}");
-        assert!(!err.contains("panicked"), "{args:?}: {err}");
+
+    #[test]
+    fn cli_refuses_bad_requests_with_their_own_message() {
+        let out = out_root("bad");
+        let hc = |problem: &'static str| vec!["local", "hill-climbing", "--problem", problem, "--trials", "5"];
+        let q8 = |method: &'static str| vec!["local", method, "--problem", "queens8", "--trials", "5"];
+        let with = |mut args: Vec<&'static str>, more: &[&'static str]| {
+            args.extend_from_slice(more);
+            args
+        };
+        // Refused by the library: exit status 1 and the rule broken.
+        let cases: Vec<(Vec<&str>, &str)> = vec![
+            (hc("queens0"), "needs N >= 1"),
+            (hc("queens2"), "no placement of 2 non-attacking queens"),
+            (hc("queens3"), "no placement of 3 non-attacking queens"),
+            (hc("queensx"), "expected queens<N> with N a whole number"),
+            (hc("queens5000"), "at most 1000 queens"),
+            (hc("function-foo"), "function-comb"),
+            (with(q8("annealing"), &["--cooling", "1.5"]), "cooling 1.5"),
+            (with(q8("annealing"), &["--temperature=-1"]), "temperature -1"),
+            (with(q8("annealing"), &["--max-steps", "0"]), "max-steps 0"),
+            (
+                vec!["local", "hill-climbing", "--problem", "queens8", "--trials", "0"],
+                "--trials 0: expected 1 to 1000000",
+            ),
+        ];
+        for (args, expected) in cases {
+            let (code, _, err) = solve(&args, &out);
+            assert_eq!(code, 1, "{args:?}: {err}");
+            assert!(err.contains(expected), "{args:?}: expected `{expected}` in: {err}");
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+        }
+        // Refused by the parser: exit status 2, naming what is out of place.
+        let parse_errors: Vec<(Vec<&str>, &str)> = vec![
+            (q8("astar"), "unrecognized subcommand 'astar'"),
+            (vec!["local", "--problem", "queens8", "--trials", "5"], "unexpected argument '--problem'"),
+            (vec!["--puzzle", "queens8", "--trials", "5"], "unexpected argument '--trials'"),
+            (with(q8("hill-climbing"), &["--heuristic", "manhattan"]), "unexpected argument '--heuristic'"),
+            (with(q8("hill-climbing"), &["--beam-log2", "3"]), "unexpected argument '--beam-log2'"),
+            (with(q8("hill-climbing"), &["--run", "runs/x"]), "unexpected argument '--run'"),
+            (with(q8("hill-climbing"), &["--temperature", "3"]), "unexpected argument '--temperature'"),
+            (with(q8("annealing"), &["--max-sideways", "3"]), "unexpected argument '--max-sideways'"),
+            (vec!["--puzzle", "puzzle8", "--random", "5", "--trials", "5"], "unexpected argument '--trials'"),
+            (
+                vec!["classical", "astar", "--puzzle", "puzzle8", "--random", "5", "--trials", "5"],
+                "unexpected argument '--trials'",
+            ),
+            (vec!["--random", "3", "--max-sideways", "4"], "unexpected argument '--max-sideways'"),
+        ];
+        for (args, expected) in parse_errors {
+            let (code, _, err) = solve(&args, &out);
+            assert_eq!(code, 2, "{args:?}: {err}");
+            assert!(err.contains(expected), "{args:?}: expected `{expected}` in: {err}");
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+        }
+        assert!(
+            !out.exists()
+                || std::fs::read_dir(&out).unwrap().all(|e| e.unwrap().file_name().to_string_lossy().starts_with('.'))
+        );
+        let _ = std::fs::remove_dir_all(&out);
     }
-    assert!(
-        !out.exists()
-            || std::fs::read_dir(&out).unwrap().all(|e| e.unwrap().file_name().to_string_lossy().starts_with('.'))
-    );
-    let _ = std::fs::remove_dir_all(&out);
 }

@@ -215,6 +215,14 @@ fn a_run_in_use_is_locked_and_a_killed_holder_never_blocks() {
         );
     }
     assert!(metrics.exists(), "the running run's files are intact");
+    // An export reads the run under its shared lock: refused while train
+    // holds it, and nothing is exported.
+    for flag in ["--export-weights", "--export"] {
+        let (code, text) = run(TRAIN, &[flag, "runs/smoke", "--to", "exported"], &dir);
+        assert_eq!(code, 1, "{flag}: {text}");
+        assert!(text.contains("in use by another process") && text.contains(&format!("train pid {pid}")), "{text}");
+        assert!(!dir.join("exported").exists(), "{flag} wrote files");
+    }
     // A solve output folder in use is refused the same way.
     kill(child);
     let (code, text) = run(TRAIN, &["--config", &cfg, "--resume", "--max-steps", "5", "--no-progress"], &dir);
@@ -324,6 +332,41 @@ fn train_and_solve_lock_each_other_out_of_a_run_and_name_the_holder() {
         assert!(text.contains("solve/sweep"), "the message names the folder being written: {text}");
     }
     assert_eq!(snapshot(&run_dir.join("checkpoints")), before, "the model under the sweep is intact");
+    kill(child);
+    // A sweep with the run's oracle writing elsewhere holds the run too,
+    // and is named by its own stamp (not "holder unknown").
+    let elsewhere = dir.join("elsewhere");
+    let child = crate::common::command(SOLVE)
+        .args(["--run", &run_s, "--testset", "deepcubea-10", "--beam-log2", "0..16", "--max-depth", "30"])
+        .args(["--out", &elsewhere.to_string_lossy(), "--label", "far"])
+        .current_dir(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    wait_for_lock(&elsewhere.join("far"), pid);
+    let (code, text) = run(TRAIN, &["--config", &cfg, "--overwrite", "--no-progress"], &dir);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains(&format!("solve pid {pid}")) && !text.contains("holder unknown"), "{text}");
+    kill(child);
+    // A classical solve writing deep inside the run (`--out <run>/solve/sub`)
+    // takes the run's lock: train is refused, naming it.
+    let deep = run_dir.join("solve/sub");
+    let child = crate::common::command(SOLVE)
+        .args(["classical", "ids", "--puzzle", "puzzle15", "--random", "1", "--seed", "1", "--max-depth", "80"])
+        .args(["--out", &deep.to_string_lossy(), "--label", "deep"])
+        .current_dir(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    wait_for_lock(&deep.join("deep"), pid);
+    let (code, text) = run(TRAIN, &["--config", &cfg, "--overwrite", "--no-progress"], &dir);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("in use by another process") && text.contains(&format!("solve pid {pid}")), "{text}");
+    assert_eq!(snapshot(&run_dir.join("checkpoints")), before, "the model under the deep solve is intact");
     kill(child);
     // The other way round: a training run in progress refuses solves on it.
     let long = smoke_config(&dir, "long.toml", 10_000_000);
@@ -963,13 +1006,22 @@ fn solve_help_states_every_bound() {
     let jobs = "At most 4 per core of the machine (at least 8 are always allowed)";
     let testset = "at most 256000000 bytes and 1000000 instances";
     let seed = "Seed of --random";
+    let oracle_depth = "Depth limit, at most 2000";
+    let classical_depth = "Depth limit, at most 10000 ";
+    let trials = "Seeded trials, 1 to 1000000";
+    let restarts = "Random restarts after a failed climb, at most 1000000";
+    let steps = "Steps per climb, 1 to 1000000000 (default: annealing 10000, hill climbing 1000000)";
+    let sideways = "per climb, at most 1000000000";
     for (mode, bounds) in [
-        (&[][..], &[random, jobs, testset, seed][..]),
-        (&["beam"], &[random, jobs, testset, seed]),
-        (&["exact"], &[random, jobs]),
-        (&["classical", "astar"], &[random, jobs, testset, seed, "at most 10000000"]),
+        (&[][..], &[random, jobs, testset, seed, oracle_depth][..]),
+        (&["beam"], &[random, jobs, testset, seed, oracle_depth]),
+        (&["exact"], &[random, jobs, oracle_depth]),
+        (&["classical", "astar"], &[random, jobs, testset, seed, "at most 10000000", classical_depth]),
+        (&["classical", "rbfs"], &[random, jobs, testset, seed, classical_depth]),
         (&["parberry"], &[random, jobs, testset, seed]),
-        (&["local", "hill-climbing"], &["Seeded trials, 1 to 1000000"]),
+        (&["local", "hill-climbing"], &[trials, restarts, steps, sideways]),
+        (&["local", "first-choice"], &[trials, restarts, steps, sideways]),
+        (&["local", "annealing"], &[trials, restarts, steps]),
     ] {
         let (code, text) = run(SOLVE, &[mode, &["--help"]].concat(), &std::env::temp_dir());
         assert_eq!(code, 0, "{text}");
@@ -1001,5 +1053,245 @@ fn a_closed_standard_output_never_loses_the_results() {
     assert!(!err.contains("panicked"), "{err}");
     let marker = std::fs::read_to_string(dir.join("out/piped").join(cube_oracle::folder::MARKER)).unwrap();
     assert!(marker.contains("state = complete"), "{marker}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// ---------------------------------------------------------------------------
+// Part 2, continued: `train --overwrite` replaces only what train made (not
+// a folder of another tool that happens to hold `config.toml` and
+// `checkpoints/`), a failed export leaves nothing, every depth and
+// local-search limit has a stated bound, `train`, `study` and `play` print
+// one-line errors, and `study` writes its tables only over regular files.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn train_overwrite_refuses_a_folder_of_another_tool_and_leaves_it_intact() {
+    let dir = tmp("foreign-run");
+    // A PyTorch project: its own config.toml, checkpoints/ and meta.json.
+    let project = dir.join("torch_project");
+    std::fs::create_dir_all(project.join("checkpoints")).unwrap();
+    std::fs::write(project.join("config.toml"), "lr = 0.1\nepochs = 3\n[model]\nhidden = 512\n").unwrap();
+    std::fs::write(project.join("checkpoints/epoch-3.pt"), b"PK\x03\x04 torch weights").unwrap();
+    std::fs::write(project.join("meta.json"), r#"{"epoch": 3}"#).unwrap();
+    // And one whose config.toml is a training config, but nothing else of train's.
+    let copied = dir.join("copied_config");
+    std::fs::create_dir_all(copied.join("checkpoints")).unwrap();
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml"), copied.join("config.toml"))
+        .unwrap();
+    std::fs::write(copied.join("checkpoints/model.ckpt"), b"not train's checkpoint").unwrap();
+    let before = snapshot(&dir);
+    let base = std::fs::read_to_string(smoke_config(&dir, "base.toml", 40)).unwrap();
+    std::fs::remove_file(dir.join("base.toml")).unwrap();
+    for name in ["torch_project", "copied_config"] {
+        let cfg = dir.join(format!("{name}.toml"));
+        std::fs::write(&cfg, base.replace("name = \"smoke\"", &format!("name = \"{name}\"\nout_dir = \".\""))).unwrap();
+        let cfg = cfg.to_string_lossy().to_string();
+        for how in ["--overwrite", "--resume"] {
+            let (code, text) = run(TRAIN, &["--config", &cfg, how, "--no-progress"], &dir);
+            assert_eq!(code, 1, "{name} {how}: {text}");
+            assert!(text.contains("is not a run made by train"), "{name} {how}: {text}");
+        }
+        let (code, text) = run(TRAIN, &["--export-weights", name, "--to", "exported"], &dir);
+        assert_eq!(code, 1, "{name}: {text}");
+        assert!(text.contains("is not a run directory"), "{name}: {text}");
+        std::fs::remove_file(&cfg).unwrap();
+    }
+    assert_eq!(snapshot(&dir), before, "the other tool's folders are intact");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_failed_export_removes_what_it_wrote_and_the_folders_it_made() {
+    let dir = tmp("export-fail");
+    trained_smoke(&dir, 20);
+    let before = snapshot(&dir.join("runs"));
+    // Each file the export writes may hold at most 1000 bytes: the lock's
+    // stamp fits, the copied logs or the network do not.
+    for flag in ["--export-weights", "--export"] {
+        let mut cmd = crate::common::command(TRAIN);
+        cmd.args([flag, "runs/smoke", "--to", "nested/deeper/exported"]).current_dir(&dir);
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+                let lim = libc::rlimit { rlim_cur: 1000, rlim_max: 1000 };
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let o = cmd.output().unwrap();
+        let text = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_eq!(o.status.code(), Some(1), "{flag}: {text}");
+        assert!(text.contains("File too large") && text.lines().count() == 1, "{flag}: {text}");
+        assert!(!dir.join("nested").exists(), "{flag} left a partial export or the folders it made");
+        assert_eq!(snapshot(&dir.join("runs")), before, "{flag} changed the run");
+    }
+    // A parent that was there before stays.
+    std::fs::create_dir_all(dir.join("kept")).unwrap();
+    let (code, text) = run(TRAIN, &["--export-weights", "runs/smoke", "--to", "kept/exported"], &dir);
+    assert_eq!(code, 0, "{text}");
+    assert!(dir.join("kept/exported/config.toml").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn solve_refuses_depths_and_local_limits_out_of_range_and_a_plateau_climb_ends() {
+    let dir = tmp("depth-bounds");
+    let out = dir.join("out");
+    let out_s = out.to_string_lossy().to_string();
+    let board = "2 3 0 / 1 8 6 / 5 7 4";
+    let huge = u64::MAX.to_string();
+    let hc = ["local", "hill-climbing", "--problem", "queens8", "--out", &out_s];
+    let fc = ["local", "first-choice", "--problem", "queens8", "--out", &out_s];
+    let anneal = ["local", "annealing", "--problem", "queens8", "--out", &out_s];
+    let idastar = ["classical", "idastar", "--puzzle", "puzzle8", "--board", board, "--out", &out_s];
+    let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        ([&hc[..], &["--max-steps", "1000000001"]].concat(), vec!["--max-steps 1000000001", "1000000000"]),
+        ([&anneal[..], &["--max-steps", &huge]].concat(), vec!["--max-steps 18446744073709551615", "1000000000"]),
+        ([&hc[..], &["--max-restarts", "1000001"]].concat(), vec!["--max-restarts 1000001", "1000000"]),
+        ([&anneal[..], &["--max-restarts", &huge]].concat(), vec!["--max-restarts", "1000000"]),
+        ([&fc[..], &["--max-sideways", &huge]].concat(), vec!["--max-sideways", "1000000000"]),
+        ([&idastar[..], &["--max-depth", "10001"]].concat(), vec!["--max-depth 10001", "10000"]),
+        (
+            vec!["classical", "rbfs", "--puzzle", "puzzle8", "--random", "2", "--max-depth", &huge, "--out", &out_s],
+            vec!["--max-depth 18446744073709551615", "10000"],
+        ),
+        (
+            vec!["classical", "astar", "--scramble", "R", "--max-depth", "4294967296", "--out", &out_s],
+            vec!["--max-depth 4294967296", "10000"],
+        ),
+        (vec!["--scramble", "R U", "--max-depth", "2001", "--out", &out_s], vec!["--max-depth 2001", "2000"]),
+        (vec!["exact", "--random", "3", "--max-depth", &huge, "--out", &out_s], vec!["--max-depth", "2000"]),
+    ];
+    for (args, expected) in &cases {
+        assert_refused(args, &dir, &out, expected);
+    }
+    // At the bounds, accepted.
+    for args in [
+        [&idastar[..], &["--max-depth", "10000", "--label", "deepest"]].concat(),
+        [&hc[..], &["--max-steps", "1000000000", "--max-restarts", "1000000", "--label", "most"]].concat(),
+    ] {
+        let (code, text, _, _) = solve_within(&args, &dir, Duration::from_secs(60));
+        assert_eq!(code, 0, "{args:?}: {text}");
+    }
+    // A climb that may wander a plateau for ever (sideways moves without
+    // limit) ends at the default step limit of hill climbing.
+    let args = [&hc[..], &["--max-sideways", "1000000000", "--trials", "20", "--label", "plateau"]].concat();
+    let (code, text, _, took) = solve_within(&args, &dir, Duration::from_secs(20));
+    assert_eq!(code, 0, "{args:?} (after {took:?}): {text}");
+    assert!(text.contains("max-steps 1000000)"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `bin args` in `dir`: exit status and stderr.
+fn stderr_of(bin: &str, args: &[&str], dir: &Path) -> (i32, String) {
+    let o = crate::common::command(bin).args(args).current_dir(dir).output().unwrap();
+    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stderr).to_string())
+}
+
+#[test]
+fn train_study_and_play_print_one_line_errors() {
+    let dir = tmp("one-line");
+    let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    let long = "x".repeat(5000);
+    let base = std::fs::read_to_string(configs.join("smoke.toml")).unwrap();
+    std::fs::write(dir.join("long.toml"), base.replace("norm = \"batch\"", &format!("norm = \"{long}\""))).unwrap();
+    let study_base = configs.join("cube2-reference.toml");
+    let study = |extra: &str| {
+        format!(
+            "[study]\nname = \"s\"\nbase = {study_base:?}\nout_dir = {dir:?}\nhidden = [[16]]\nsamples = [400000]\n{extra}\n\n[eval]\nrandom = 2\nbeam_log2 = [2]\n"
+        )
+    };
+    std::fs::write(dir.join("study.toml"), study("")).unwrap();
+    std::fs::write(dir.join("long-study.toml"), study(&format!("kind = \"{long}\""))).unwrap();
+    std::fs::write(dir.join("plain\nfile"), "a file, not a folder").unwrap();
+    let play = env!("CARGO_BIN_EXE_play");
+    let study_bin = env!("CARGO_BIN_EXE_study");
+    let cases: Vec<(&str, Vec<&str>, Vec<&str>)> = vec![
+        // A line break in a value the message quotes is folded.
+        (TRAIN, vec!["--config", "no\nsuch.toml"], vec!["cannot read config file no such.toml", "os error 2"]),
+        // A long value serde echoes in full is shortened.
+        (TRAIN, vec!["--config", "long.toml", "--no-progress"], vec!["long.toml", "unknown variant", "…"]),
+        (study_bin, vec!["--config", "study.toml", "--shard", "x\ny"], vec!["--shard x y: expected k/n"]),
+        (study_bin, vec!["--config", "long-study.toml", "--list"], vec!["study config", "unknown variant", "…"]),
+        (
+            play,
+            vec!["--game", "sticks", "--piles", "3,5", "--csv", "plain\nfile/x.csv"],
+            vec!["creating", "plain file"],
+        ),
+    ];
+    for (bin, args, expected) in &cases {
+        let (code, stderr) = stderr_of(bin, args, &dir);
+        let name = Path::new(bin).file_name().unwrap().to_string_lossy().to_string();
+        assert_eq!(code, 1, "{name} {args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{name} {args:?}: one line, got {stderr}");
+        assert!(stderr.starts_with("error: ") && !stderr.contains("panicked"), "{name} {args:?}: {stderr}");
+        assert!(stderr.len() < 400 && !stderr.contains(&"x".repeat(100)), "{name} {args:?}: {stderr}");
+        for e in expected {
+            assert!(stderr.contains(e), "{name} {args:?}: expected `{e}` in {stderr}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn study_tables_are_written_only_over_regular_files() {
+    let dir = tmp("study-tables");
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/cube2-reference.toml");
+    let text = format!(
+        "[study]\nname = \"s\"\nbase = {base:?}\nout_dir = {dir:?}\nhidden = [[16]]\nsamples = [400000]\n\n[eval]\nrandom = 2\nbeam_log2 = [2]\n"
+    );
+    std::fs::write(dir.join("study.toml"), text).unwrap();
+    let folder = dir.join("s");
+    std::fs::create_dir_all(&folder).unwrap();
+    let fifo = folder.join("points.csv");
+    let c = std::ffi::CString::new(fifo.to_string_lossy().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo {}", fifo.display());
+    std::fs::write(dir.join("target.csv"), "kept").unwrap();
+    let study_bin = env!("CARGO_BIN_EXE_study");
+    let (code, stderr) = stderr_of(study_bin, &["--config", "study.toml", "--fit", "--no-progress"], &dir);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("points.csv") && stderr.contains("a FIFO, not a regular file"), "{stderr}");
+    assert!(std::os::unix::fs::FileTypeExt::is_fifo(&std::fs::symlink_metadata(&fifo).unwrap().file_type()));
+    std::fs::remove_file(&fifo).unwrap();
+    std::os::unix::fs::symlink(dir.join("target.csv"), folder.join("fit.csv")).unwrap();
+    let (code, stderr) = stderr_of(study_bin, &["--config", "study.toml", "--fit", "--no-progress"], &dir);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("fit.csv") && stderr.contains("a symbolic link"), "{stderr}");
+    assert!(std::fs::symlink_metadata(folder.join("fit.csv")).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read_to_string(dir.join("target.csv")).unwrap(), "kept");
+    assert!(!folder.join("points.csv").exists(), "nothing written");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn solve_refuses_an_unknown_bf16_kernel_request() {
+    let dir = tmp("bf16-env");
+    let run_dir = crate::common::shipped_run_copy("reference-cube2", &dir);
+    let out = dir.join("out");
+    let args = ["--run", &run_dir.to_string_lossy(), "--scramble", "R", "--beam-width", "4", "--matmul", "bf16"];
+    let o = crate::common::command(SOLVE)
+        .args(args)
+        .args(["--out", &out.to_string_lossy()])
+        .env("CUBE_ORACLE_BF16_KERNEL", "turbo")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("CUBE_ORACLE_BF16_KERNEL") && stderr.contains("turbo"), "{stderr}");
+    assert!(!out.exists() || std::fs::read_dir(&out).unwrap().next().is_none(), "nothing solved");
+    // A kernel it knows is taken.
+    let o = crate::common::command(SOLVE)
+        .args(args)
+        .args(["--out", &out.to_string_lossy()])
+        .env("CUBE_ORACLE_BF16_KERNEL", "none")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     std::fs::remove_dir_all(&dir).unwrap();
 }

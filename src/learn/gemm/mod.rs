@@ -456,8 +456,14 @@ pub(crate) mod tests {
     /// (comma-separated; a name this CPU cannot run panics with a message),
     /// else every kernel the CPU has.
     pub(crate) fn kernels_to_test() -> Vec<Kernel> {
-        let Ok(asked) = std::env::var("CUBE_ORACLE_TEST_KERNELS") else { return Kernel::all_available() };
-        let have = Kernel::all_available();
+        let asked = std::env::var("CUBE_ORACLE_TEST_KERNELS").ok();
+        kernels_for(asked.as_deref(), &Kernel::all_available()).unwrap_or_else(|why| panic!("{why}"))
+    }
+
+    /// The kernels named by `asked` (or all of `have` when nothing is
+    /// asked), refusing a name that is no kernel or that `have` lacks.
+    fn kernels_for(asked: Option<&str>, have: &[Kernel]) -> Result<Vec<Kernel>, String> {
+        let Some(asked) = asked else { return Ok(have.to_vec()) };
         asked
             .split(',')
             .filter(|n| !n.trim().is_empty())
@@ -466,15 +472,31 @@ pub(crate) mod tests {
                 let k = [Kernel::Amx, Kernel::Avx512Bf16]
                     .into_iter()
                     .find(|k| k.name() == name)
-                    .unwrap_or_else(|| panic!("CUBE_ORACLE_TEST_KERNELS names {name:?}: use amx or avx512-bf16"));
-                assert!(
-                    have.contains(&k),
-                    "CUBE_ORACLE_TEST_KERNELS asks for {name}, which this CPU (or this build) cannot run; it has {:?}",
-                    have.iter().map(|k| k.name()).collect::<Vec<_>>()
-                );
-                k
+                    .ok_or_else(|| format!("CUBE_ORACLE_TEST_KERNELS names {name:?}: use amx or avx512-bf16"))?;
+                if have.contains(&k) {
+                    Ok(k)
+                } else {
+                    Err(format!(
+                        "CUBE_ORACLE_TEST_KERNELS asks for {name}, which this CPU (or this build) cannot run; it has {:?}",
+                        have.iter().map(|k| k.name()).collect::<Vec<_>>()
+                    ))
+                }
             })
             .collect()
+    }
+
+    /// A kernel asked for but missing fails the kernel tests, naming it;
+    /// nothing asked means every kernel the CPU has (possibly none).
+    #[test]
+    fn a_kernel_asked_for_but_missing_is_refused() {
+        let err = kernels_for(Some("amx"), &[]).unwrap_err();
+        assert!(err.contains("asks for amx") && err.contains("cannot run"), "{err}");
+        let err = kernels_for(Some("avx512-bf16"), &[Kernel::Amx]).unwrap_err();
+        assert!(err.contains("asks for avx512-bf16"), "{err}");
+        assert!(kernels_for(Some("vnni"), &[Kernel::Amx]).unwrap_err().contains("\"vnni\""));
+        assert_eq!(kernels_for(Some(" amx, "), &[Kernel::Avx512Bf16, Kernel::Amx]), Ok(vec![Kernel::Amx]));
+        assert_eq!(kernels_for(None, &[Kernel::Avx512Bf16]), Ok(vec![Kernel::Avx512Bf16]));
+        assert_eq!(kernels_for(None, &[]), Ok(vec![]));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 use cube_oracle::puzzle::Puzzle;
 use cube_oracle::search::{BeamConfig, DistanceTable, Oracle, beam_search};
 use cube_oracle::sliding::Sliding;
+#[cfg(feature = "learn")]
 use cube_oracle::solve::boards::BoardInstance;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -67,6 +68,7 @@ pub fn shipped_run_copy(name: &str, parent: &Path) -> PathBuf {
 }
 
 /// Runs `solve` with `args` and `--out out`: exit code, stdout, stderr.
+#[cfg(feature = "learn")]
 pub fn solve_into(args: &[&str], out: &Path) -> (i32, String, String) {
     let o = command(env!("CARGO_BIN_EXE_solve")).args(args).arg("--out").arg(out).output().unwrap();
     (
@@ -88,6 +90,7 @@ pub fn column(path: &Path, name: &str) -> Vec<String> {
 /// Beam-searches every board with `cfg`; asserts that each solution replays
 /// to the goal and has the parity of the board's true distance and is no
 /// shorter; returns (solved, optimal, mean excess over the optimum).
+#[cfg(feature = "learn")]
 pub fn replayed_sweep<O: Oracle>(
     p: &Sliding,
     table: &DistanceTable<Sliding>,

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Speed and quality of beam search together, in one command: seconds per
+# search and mean solution length of the default oracle (reference v2,
+# runs/cube3-q-long) at widths 2^10, 2^14 and 2^16 on the first DeepCubeA
+# cubes, one search at a time (--jobs 1) with the machine's threads for the
+# network, in f32 and, where asked, with bf16 products. Every solution is
+# replayed by `solve` before it is counted.
+#
+#   bash benches/solve_speed.sh                                   # 2^10 on 10 cubes, 2^14 on 2, 2^16 on 1
+#   WIDTHS="10:100" bash benches/solve_speed.sh                   # 2^10 on the first 100 cubes
+#   MATMULS="f32 bf16" bash benches/solve_speed.sh                # both precisions
+#   bash benches/solve_speed.sh > benches/results/solve-speed-<cpu>-<date>.txt
+#
+# Prints the CPU (model, family, model number and its vector flags) first,
+# then one row per width and precision.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WIDTHS=${WIDTHS:-"10:10 14:2 16:1"}
+MATMULS=${MATMULS:-f32}
+RUN=${RUN:-runs/cube3-q-long}
+SOLVE=${SOLVE:-target/release/solve}
+[ -x "$SOLVE" ] || cargo build --release --bin solve
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+tsv=data/cube3-deepcubea-test-1000.tsv
+flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|avx512f|avx512_bf16|avx512_vnni|avx_vnni|amx_bf16|amx_tile)$' | tr '\n' ' ')
+echo "# CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | xargs), model $(grep -m1 -E '^model\s' /proc/cpuinfo | cut -d: -f2 | xargs); flags: $flags; $(nproc) threads"
+echo "# run: $RUN; commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+echo "width,cubes,matmul,s_per_search,mean_length,solved_pct,optimal_pct,forwards_per_search,forwards_per_s"
+for spec in $WIDTHS; do
+  k=${spec%%:*}
+  n=${spec#*:}
+  (head -1 $tsv; sed -n "2,$((n + 1))p" $tsv) > "$work/first-$n.tsv"
+  for matmul in $MATMULS; do
+    "$SOLVE" --run "$RUN" --testset "$work/first-$n.tsv" --beam-log2 "$k" --jobs 1 --matmul "$matmul" \
+      --out "$work/out" --label "w$k-$n-$matmul" >/dev/null 2>&1
+    python3 - "$work/out/w$k-$n-$matmul/summary.csv" "$k" "$n" "$matmul" <<'EOF'
+import csv, sys
+path, k, n, matmul = sys.argv[1:]
+row = next(csv.DictReader(open(path)))
+s = float(row["mean_elapsed_s"])
+fw = float(row["mean_forwards"])
+print(f"2^{k},{n},{matmul},{s:.3f},{float(row['mean_length']):.2f},{float(row['solved_pct']):.0f},"
+      f"{float(row['optimal_pct']):.0f},{fw:.0f},{fw / s:.0f}")
+EOF
+  done
+done
