@@ -390,6 +390,14 @@ fn classify(target: &Path) -> Found {
     }
 }
 
+/// Whether `dir` is a finished output folder of this tool (marked
+/// complete, or made before markers): one whose plots `solve replot` may
+/// redraw.
+#[must_use]
+pub fn is_finished_output(dir: &Path) -> bool {
+    matches!(classify(dir), Found::Finished)
+}
+
 /// A folder from before markers: `summary.csv` and nothing but CSV tables,
 /// and PNG and SVG plots (loose or in `plots/`), or temporaries of them.
 fn made_before_markers(dir: &Path) -> bool {

@@ -118,6 +118,13 @@ fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
     (bytes.len() as u64 <= cap).then_some(bytes)
 }
 
+/// At most `cap` bytes of regular file `path` as UTF-8 text; `None` if it
+/// is larger, not a regular file, unreadable or not text.
+#[must_use]
+pub fn read_capped_text(path: &Path, cap: u64) -> Option<String> {
+    String::from_utf8(read_capped(path, cap)?).ok()
+}
+
 fn is_train_config(dir: &Path) -> bool {
     let Some(bytes) = read_capped(&dir.join("config.toml"), MAX_CONFIG_BYTES) else { return false };
     let Ok(text) = String::from_utf8(bytes) else { return false };

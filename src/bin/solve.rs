@@ -11,7 +11,8 @@
 //!   width up to 256;
 //! - `local <METHOD>`: seeded local-search trials on n-queens and the test
 //!   functions;
-//! - `distances`: the distance distribution of a puzzle by BFS from its goal.
+//! - `distances`: the distance distribution of a puzzle by BFS from its goal;
+//! - `replot`: the plots of finished oracle sweeps, redrawn from their tables.
 //!
 //! Thin entry point: the arguments are parsed once into [`Cli`], resolved
 //! into one library request in [`main`]'s single `match`, and run. Errors
@@ -76,6 +77,17 @@ enum Mode {
     },
     /// The distance distribution of a puzzle, by BFS from its goal.
     Distances(DistanceArgs),
+    /// Redraw the plots of finished oracle sweeps from their tables.
+    Replot(ReplotArgs),
+}
+
+/// `solve replot`.
+#[derive(Args, Debug)]
+struct ReplotArgs {
+    /// Finished oracle-sweep folders (`runs/<run>/solve/<label>`), each
+    /// redrawn into its `plots/`.
+    #[arg(required = true, value_name = "FOLDER")]
+    folders: Vec<PathBuf>,
 }
 
 /// The classical methods.
@@ -589,6 +601,14 @@ fn run(cli: Cli) -> anyhow::Result<PathBuf> {
             };
             Ok(local_search::run(&opts)?.0)
         }
+        Some(Mode::Replot(args)) => {
+            let mut last = PathBuf::new();
+            for dir in &args.folders {
+                last = cube_oracle::solve::figures::replot(dir)?;
+                cube_oracle::say!("redrawn: {}", last.display());
+            }
+            Ok(last)
+        }
         Some(Mode::Distances(args)) => {
             let metric = cube_metric(args.metric, args.puzzle)?;
             let opts = TableOptions {
@@ -777,8 +797,8 @@ mod tests {
     #[test]
     fn every_flag_of_another_mode_is_refused_by_the_parser() {
         let modes = modes();
-        // solve, beam, exact, 8 classical methods, parberry, 3 local methods, distances.
-        assert_eq!(modes.len(), 16, "{:?}", modes.iter().map(|m| m.0.join(" ")).collect::<Vec<_>>());
+        // solve, beam, exact, 8 classical methods, parberry, 3 local methods, distances, replot.
+        assert_eq!(modes.len(), 17, "{:?}", modes.iter().map(|m| m.0.join(" ")).collect::<Vec<_>>());
         let all: BTreeSet<String> = modes.iter().flat_map(|(_, c)| flags(c)).collect();
         let mut checked = 0;
         for (path, cmd) in &modes {

@@ -117,7 +117,8 @@ impl Chart {
     /// Each series' colour, chosen from its label so that a curve (an
     /// oracle, a published table, the optimal mean) has the same colour in
     /// every plot: the palette entry its label hashes to, or the next one
-    /// free in this chart. Unlabelled series take the next free colour.
+    /// free in this chart. Unlabelled series take the next free colour
+    /// from their position; once the palette is used up, colours repeat.
     fn colours(&self) -> Vec<RGBColor> {
         let mut used = [false; COLOURS.len()];
         self.series
@@ -125,7 +126,7 @@ impl Chart {
             .enumerate()
             .map(|(i, s)| {
                 let start = if s.label.is_empty() {
-                    i
+                    i % COLOURS.len()
                 } else {
                     crate::checksum::fnv1a(s.label.as_bytes()) as usize % COLOURS.len()
                 };
@@ -333,6 +334,27 @@ mod tests {
         let svg = std::fs::read_to_string(stem.with_extension("svg")).unwrap();
         assert!(svg.contains("<svg") && svg.contains("demo"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A label keeps its colour from chart to chart whatever else is drawn,
+    /// labels in one chart get different colours while the palette lasts,
+    /// and any number of unlabelled series can be drawn.
+    #[test]
+    fn colours_follow_labels_and_never_run_out() {
+        let series = |label: &str| Series::new(label, Style::Measured, vec![(1.0, 1.0)]);
+        let a = Chart::new("a", "x", "y").with(series("cube3-q-long")).with(series("EfficientCube (published)"));
+        let b = Chart::new("b", "x", "y").with(series("EfficientCube (published)")).with(series("cube3-q-long"));
+        let (ca, cb) = (a.colours(), b.colours());
+        assert_eq!((ca[0], ca[1]), (cb[1], cb[0]));
+        assert_ne!(ca[0], ca[1]);
+        let mut many = Chart::new("c", "x", "y");
+        for _ in 0..3 * COLOURS.len() {
+            many.series.push(series(""));
+        }
+        let c = many.colours();
+        assert_eq!(c.len(), 3 * COLOURS.len());
+        let distinct: std::collections::HashSet<_> = c[..COLOURS.len()].iter().map(|k| (k.0, k.1, k.2)).collect();
+        assert_eq!(distinct.len(), COLOURS.len());
     }
 
     #[test]

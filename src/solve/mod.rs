@@ -12,6 +12,7 @@ pub mod classical;
 pub mod distances;
 pub mod error;
 pub mod exact;
+pub mod figures;
 pub mod front;
 pub mod heuristics;
 pub mod input;
@@ -28,7 +29,6 @@ use crate::cube3::{Metric, Turn, notation};
 use crate::folder::{self, IfExists, Output};
 use crate::learn::config::{DeviceKind, Matmul, TrainConfig};
 use crate::learn::inference::NetOracle;
-use crate::plot::{Chart, Series, Style};
 use crate::puzzle::{MoveId, Puzzle, replay};
 use crate::registry::PuzzleKind;
 use crate::search::symmetric::{Mean, SymmetricOracle, Transform};
@@ -600,88 +600,42 @@ impl<S> Tables<'_, S> {
         rows: &[Row<K>],
         s: &[Summary],
         pearsons: &[f64],
-        reference: Option<&Published>,
+        reference: Option<&'static Published>,
     ) -> Result<(), SolveError> {
-        let p = self.dir.join("plots");
-        let log2 = |s: &Summary| (s.width as f64).log2();
-        let units = self.units();
-        let by_width = |f: fn(&Summary) -> f64| s.iter().map(|r| (log2(r), f(r))).collect::<Vec<_>>();
-        let mut length = Chart {
-            log2_x: true,
-            ..Chart::new("Solution length against beam width", "beam width", format!("mean solution length ({units})"))
-        }
-        .with(Series::new(self.oracle_name(), Style::Measured, by_width(|r| r.mean_length)));
-        let mut optimal =
-            Chart { log2_x: true, ..Chart::new("Optimal solutions against beam width", "beam width", "% optimal") }
-                .with(Series::new(self.oracle_name(), Style::Measured, by_width(|r| r.optimal_pct)));
-        if let Some(table) = reference {
-            let curve = |f: fn(&PublishedRow) -> f64| {
-                table.rows.iter().map(|r| (f64::from(r.log2_width), f(r))).collect::<Vec<_>>()
-            };
-            let name = "EfficientCube (published)";
-            length = length.with(Series::new(name, Style::Reference, curve(|r| r.mean_length)));
-            optimal = optimal.with(Series::new(name, Style::Reference, curve(|r| r.optimal_pct)));
-        }
-        // The fitted width law L(W) = L∞ + a/W^b, from four widths on where
-        // every instance is solved.
-        let solved: Vec<&Summary> = s.iter().filter(|r| r.solved_pct >= 100.0 && r.mean_length.is_finite()).collect();
-        let (ws, ls): (Vec<f64>, Vec<f64>) = solved.iter().map(|r| (r.width as f64, r.mean_length)).unzip();
-        if let (Some(f), Some(lo), Some(hi)) = (crate::powerlaw::fit(&ws, None, &ls), solved.first(), solved.last()) {
-            let (a, b) = (log2(lo), log2(hi));
-            let curve = (0..=40).map(|i| a + (b - a) * f64::from(i) / 40.0).map(|k| (k, f.law.at(k.exp2(), 1.0)));
-            let law = format!("L = {:.2} + {:.1}/W^{:.3}", f.law.e, f.law.a, f.law.alpha);
-            length = length.with(Series::new(format!("fitted: {law}"), Style::Guide, curve.collect()));
-        }
-        // The optimal mean over the instances whose optimum is known.
-        let known: Vec<f64> = rows
-            .iter()
-            .filter(|r| r.record.width == s.first().map_or(0, |f| f.width))
-            .filter_map(|r| r.record.optimal.map(f64::from))
-            .collect();
-        if !known.is_empty() && known.len() == rows.iter().filter(|r| r.record.width == s[0].width).count() {
-            let mean = known.iter().sum::<f64>() / known.len() as f64;
-            let xs = length.series.iter().flat_map(|c| c.points.iter().map(|p| p.0));
-            let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
-            let flat = vec![(lo, mean), (hi, mean)];
-            length = length.with(Series::new(format!("optimal mean ({mean:.2})"), Style::Guide, flat));
-        }
-        length.save(&p.join("length_vs_width"))?;
-        optimal.save(&p.join("optimal_vs_width"))?;
-        Chart {
-            log_y: true,
-            log2_x: true,
-            ..Chart::new("Time per instance against beam width", "beam width", "seconds per instance")
-        }
-        .with(Series::new("mean", Style::Measured, by_width(|r| r.mean_elapsed_s)))
-        .with(Series::new("p95", Style::Measured, by_width(|r| r.p95_elapsed_s)))
-        .save(&p.join("time_vs_width"))?;
-        if let (Some(last), Some(r_last)) = (s.last(), pearsons.last()) {
-            let w = last.width;
-            let pts: Vec<(f64, f64)> = rows
+        let widest = s.last().map_or(0, |l| l.width);
+        let figures = figures::SweepFigures {
+            oracle: self.oracle_name(),
+            units: self.units().to_string(),
+            widths: s
                 .iter()
-                .filter(|r| r.record.width == w)
-                .filter_map(|r| Some((r.record.length? as f64, r.mean_entropy())))
-                .collect();
-            Chart {
-                note: Some(format!("Pearson r = {r_last:.3} over {} solved instances (width {w})", pts.len())),
-                ..Chart::new(
-                    "Mean beam entropy against solution length",
-                    format!("solution length ({units})"),
-                    "mean beam entropy (nats)",
-                )
-            }
-            .with(Series::new("", Style::Points, pts))
-            .save(&p.join("entropy_vs_length"))?;
-            let mut chart = Chart::new(format!("Beam entropy by depth (width {w})"), "depth", "beam entropy (nats)");
-            for r in rows.iter().filter(|r| r.record.width == w).take(12) {
-                chart.series.push(Series::new(
-                    "",
-                    Style::Line,
-                    r.out.depths.iter().map(|d| (d.depth as f64, d.entropy)).collect(),
-                ));
-            }
-            chart.save(&p.join("entropy_vs_depth"))?;
-        }
-        Ok(())
+                .zip(pearsons)
+                .map(|(r, &pearson)| figures::WidthPoint {
+                    width: r.width,
+                    mean_length: r.mean_length,
+                    optimal_pct: r.optimal_pct,
+                    solved_pct: r.solved_pct,
+                    mean_elapsed_s: r.mean_elapsed_s,
+                    p95_elapsed_s: r.p95_elapsed_s,
+                    pearson,
+                })
+                .collect(),
+            instances: rows
+                .iter()
+                .map(|r| figures::InstancePoint {
+                    width: r.record.width,
+                    length: r.record.length.map(|l| l as f64),
+                    optimal: r.record.optimal.map(f64::from),
+                    mean_entropy: r.mean_entropy(),
+                })
+                .collect(),
+            depth_traces: rows
+                .iter()
+                .filter(|r| r.record.width == widest)
+                .take(figures::DEPTH_TRACES)
+                .map(|r| r.out.depths.iter().map(|d| (d.depth as f64, d.entropy)).collect())
+                .collect(),
+            reference,
+        };
+        Ok(figures.draw(&self.dir.join("plots"))?)
     }
 }
