@@ -11,6 +11,23 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
+/// Caps every file `cmd`'s process writes at `bytes` (`RLIMIT_FSIZE`, with
+/// `SIGXFSZ` ignored), so a write past it fails with "File too large", as
+/// on a full disk.
+fn limit_file_size(cmd: &mut std::process::Command, bytes: u64) {
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let lim = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("cube-oracle-reliability-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -563,17 +580,7 @@ fn a_failed_overwrite_puts_the_old_run_back() {
     // fits, its resolved config does not, so it fails at once.
     let mut cmd = crate::common::command(TRAIN);
     cmd.args(["--config", &cfg, "--overwrite", "--no-progress"]).current_dir(&dir);
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-            let lim = libc::rlimit { rlim_cur: 200, rlim_max: 200 };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    limit_file_size(&mut cmd, 200);
     let o = cmd.output().unwrap();
     let text = String::from_utf8_lossy(&o.stderr).to_string();
     assert_eq!(o.status.code(), Some(1), "{text}");
@@ -650,17 +657,7 @@ fn a_full_disk_stops_training_with_a_clear_error_and_a_resumable_checkpoint() {
     let limit = size / 2;
     let mut cmd = crate::common::command(TRAIN);
     cmd.args(["--config", &cfg, "--resume", "--no-progress"]).current_dir(&dir);
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-            let lim = libc::rlimit { rlim_cur: limit, rlim_max: limit };
-            if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    limit_file_size(&mut cmd, limit);
     let o = cmd.output().unwrap();
     let text = String::from_utf8_lossy(&o.stderr).to_string();
     assert_eq!(o.status.code(), Some(1), "{text}");
@@ -1110,17 +1107,7 @@ fn a_failed_export_removes_what_it_wrote_and_the_folders_it_made() {
     for flag in ["--export-weights", "--export"] {
         let mut cmd = crate::common::command(TRAIN);
         cmd.args([flag, "runs/smoke", "--to", "nested/deeper/exported"]).current_dir(&dir);
-        // SAFETY: only async-signal-safe calls between fork and exec.
-        unsafe {
-            cmd.pre_exec(|| {
-                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-                let lim = libc::rlimit { rlim_cur: 1000, rlim_max: 1000 };
-                if libc::setrlimit(libc::RLIMIT_FSIZE, &lim) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        limit_file_size(&mut cmd, 1000);
         let o = cmd.output().unwrap();
         let text = String::from_utf8_lossy(&o.stderr).to_string();
         assert_eq!(o.status.code(), Some(1), "{flag}: {text}");
