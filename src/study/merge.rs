@@ -109,7 +109,14 @@ fn fit_all(study: &Study, table: &std::path::Path) -> Result<Option<PathBuf>, St
     let pick = |v: &[f64], idx: &[usize]| idx.iter().map(|&i| v[i]).collect::<Vec<f64>>();
     let seed = 2026;
     let (pn, pd, pc, pl) = (pick(n, &once), pick(d, &once), pick(flops, &once), pick(loss, &once));
-    if let Some(f) = fit::fit(&pn, Some(&pd), &pl) {
+    // A law is fitted only over at least three distinct values of each of
+    // its variables (budgets equal to three digits are one): points of one
+    // budget alone say nothing of a law in C.
+    let spread = |v: &[f64]| distinct(v) >= 3;
+    if spread(&pn)
+        && spread(&pd)
+        && let Some(f) = fit::fit(&pn, Some(&pd), &pl)
+    {
         let l = f.law;
         rows.push(Row {
             target: "held_out_loss".into(),
@@ -121,7 +128,7 @@ fn fit_all(study: &Study, table: &std::path::Path) -> Result<Option<PathBuf>, St
             n_opt_exponent: l.beta / (l.alpha + l.beta),
         });
     }
-    let loss_c = fit::fit(&pc, None, &pl);
+    let loss_c = if spread(&pc) { fit::fit(&pc, None, &pl) } else { None };
     if let Some(f) = loss_c {
         rows.push(one_var("held_out_loss", 0, f, fit::bootstrap(&pc, None, &pl, RESAMPLES, seed), f64::NAN));
     }
@@ -132,11 +139,16 @@ fn fit_all(study: &Study, table: &std::path::Path) -> Result<Option<PathBuf>, St
     for w in widths {
         let idx: Vec<usize> = (0..n.len()).filter(|&i| width[i] as u64 == w && length[i].is_finite()).collect();
         let (wc, wl, wn, wd) = (pick(flops, &idx), pick(length, &idx), pick(n, &idx), pick(d, &idx));
-        if let Some(f) = fit::fit(&wc, None, &wl) {
+        if spread(&wc)
+            && let Some(f) = fit::fit(&wc, None, &wl)
+        {
             let reach = target.and_then(|t| f.law.reaches(t)).unwrap_or(f64::NAN);
             rows.push(one_var("mean_length", w, f, fit::bootstrap(&wc, None, &wl, RESAMPLES, seed), reach));
         }
-        if let Some(f) = fit::fit(&wn, Some(&wd), &wl) {
+        if spread(&wn)
+            && spread(&wd)
+            && let Some(f) = fit::fit(&wn, Some(&wd), &wl)
+        {
             let l = f.law;
             rows.push(Row {
                 target: "mean_length".into(),
@@ -239,6 +251,14 @@ struct IsoFlop {
 /// rounds up to whole samples).
 fn budget_key(c: f64) -> i64 {
     (c.log10() * 1000.0).round() as i64
+}
+
+/// How many different values `v` holds, equal to three digits counting as one.
+fn distinct(v: &[f64]) -> usize {
+    let mut keys: Vec<i64> = v.iter().map(|&x| budget_key(x)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.len()
 }
 
 /// The iso-FLOP curves of every budget with at least three distinct sizes.
@@ -413,6 +433,13 @@ fn iso_flop_chart(params: &[f64], flops: &[f64], loss: &[f64], curves: &[IsoFlop
 #[cfg(test)]
 mod tests {
     use super::{iso_flop, line, parabola};
+
+    /// Points of one budget are never fitted as a law in C.
+    #[test]
+    fn one_budget_is_not_a_spread() {
+        assert_eq!(super::distinct(&[3e13, 3.000_000_1e13, 3e13 * (1.0 + 1e-7)]), 1);
+        assert_eq!(super::distinct(&[1e13, 3e13, 1e14, 1e14]), 3);
+    }
 
     #[test]
     fn a_parabola_through_exact_points_is_recovered() {
