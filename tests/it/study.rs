@@ -117,9 +117,10 @@ fn shards_split_the_grid_and_bad_studies_are_refused() {
 }
 
 #[test]
-fn slow_a_six_point_study_fits_its_loss_law() {
+fn slow_a_nine_point_study_fits_its_loss_law() {
     let dir = tmp("fit");
-    let file = study_file(&dir, "hidden = [[8], [16], [32]]\nsamples = [240000, 480000]");
+    // Three values of each of N and D: a law in two variables needs them.
+    let file = study_file(&dir, "hidden = [[8], [16], [32]]\nsamples = [240000, 360000, 480000]");
     let (code, out, err) = study(&["--config", file.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let fit = dir.join("s/fit.csv");
