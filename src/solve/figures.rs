@@ -198,8 +198,14 @@ impl SweepFigures {
                 }
             })
             .collect::<Vec<_>>();
-        let header = std::fs::read_to_string(&instances).unwrap_or_default();
-        let header = header.lines().next().unwrap_or("");
+        // The header alone names the second length column (the table was
+        // read above; this reads its first line only).
+        let mut header = String::new();
+        if let Ok(f) = std::fs::File::open(&instances) {
+            use std::io::{BufRead, Read};
+            let _ = std::io::BufReader::new(f.take(1 << 16)).read_line(&mut header);
+        }
+        let header = header.trim_end();
         let units = if header.split(',').any(|c| c == "length_htm") {
             "QTM"
         } else if header.split(',').any(|c| c == "length_qtm") {

@@ -170,11 +170,16 @@ fn fit_all(study: &Study, table: &std::path::Path) -> Result<Option<PathBuf>, St
     }
     let law = rows.iter().find(|r| r.target == "held_out_loss" && r.against == "N+D").map(|r| r.fit.law);
     frontier(&dir, &curves, law.as_ref(), &pc)?;
+    let path = dir.join("fit.csv");
     if rows.is_empty() {
+        // No law fits what is finished now: an earlier fit.csv would be stale.
+        if path.is_file() {
+            std::fs::remove_file(&path)
+                .map_err(|e| crate::csvlog::TableError::from(crate::rundir::FileError::at("removing", &path)(e)))?;
+        }
         return Ok(None);
     }
     let col = |f: fn(&Row) -> f64| Col::F64(rows.iter().map(f).collect());
-    let path = dir.join("fit.csv");
     write_table(
         &path,
         vec![
