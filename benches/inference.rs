@@ -7,8 +7,12 @@
 //!
 //! Rows are one-hot cube-like encodings (each block of 6 inputs holds one 1,
 //! as 54 stickers × 6 colours do); the GEMMs' cost does not depend on the
-//! values. One line per batch, tab-separated: framework, matmul, batch,
-//! states/s, GFLOP/s (2 × multiply-adds per state). The PyTorch twin is
+//! values. One line per batch, tab-separated: framework (`cube-oracle/`
+//! and what ran the products: the compiled network's kernel, `avx2` or
+//! `portable`, or `burn` for burn's own operations, as
+//! `CUBE_ORACLE_F32_KERNEL` picks, and for bf16), matmul, batch, states/s,
+//! GFLOP/s (2 × multiply-adds per state, the one-hot first layer counted
+//! as the dense product it replaces). The PyTorch twin is
 //! benches/inference_pytorch.py; benches/inference_vs_pytorch.sh runs both.
 
 use cube_oracle::learn::config::Matmul;
@@ -112,6 +116,11 @@ fn main() {
             reps += 1;
         }
         let rate = (reps as f64 * batch as f64) / start.elapsed().as_secs_f64();
-        println!("burn\t{}\t{params}\t{batch}\t{rate:.0}\t{:.1}", args.matmul.name(), rate * 2.0 * macs as f64 / 1e9);
+        println!(
+            "cube-oracle/{}\t{}\t{params}\t{batch}\t{rate:.0}\t{:.1}",
+            oracle.engine(),
+            args.matmul.name(),
+            rate * 2.0 * macs as f64 / 1e9
+        );
     }
 }

@@ -33,7 +33,10 @@ for spec in $WIDTHS; do
   perf report -i "$work/w$k.data" --no-children --sort symbol --stdio 2>/dev/null | awk '
     /^ +[0-9.]+%/ {
       pct = $1; sub("%", "", pct); sym = $0
-      if (sym ~ /gemm/) c = "network: matrix products (gemm)"
+      if (sym ~ /compiled::kernel::.*tile/) c = "network: matrix products (compiled tile kernel)"
+      else if (sym ~ /compiled::kernel::.*sparse_row/) c = "network: first layer (sum of weight rows)"
+      else if (sym ~ /compiled::/) c = "network: packing tiles, copying outputs"
+      else if (sym ~ /gemm/) c = "network: matrix products (gemm)"
       else if (sym ~ /burn|macerator|zip_apply|unary_op|exp|log_softmax/) c = "network: element-wise (bias, ReLU, batch norm, copies)"
       else if (sym ~ /memmove|memcpy|memset|clear_page/) c = "memory: copies and zeroing"
       else if (sym ~ /encode/) c = "encoding states"

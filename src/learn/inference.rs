@@ -12,6 +12,7 @@
 
 use crate::learn::backend;
 use crate::learn::checkpoint;
+use crate::learn::compiled::{self, CompiledNet};
 use crate::learn::config::{DeviceKind, Matmul, TrainConfig};
 use crate::learn::error::LearnError;
 use crate::learn::model::OracleNet;
@@ -20,6 +21,7 @@ use crate::search::{Oracle, OracleError, OracleKind};
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A trained network answering oracle queries. A clone shares the
 /// loaded weights' data and can serve another search thread.
@@ -31,6 +33,9 @@ pub struct NetOracle {
     device_kind: DeviceKind,
     /// The hidden layers' products ([`NetOracle::with_matmul`]).
     matmul: Matmul,
+    /// The network compiled for f32 forwards on the CPU ([`compiled`]);
+    /// `None` on the GPU, or where `CUBE_ORACLE_F32_KERNEL=burn`.
+    compiled: Option<Arc<CompiledNet>>,
     inputs: usize,
     moves: usize,
     kind: OracleKind,
@@ -83,7 +88,24 @@ impl NetOracle {
     ) -> Result<Self, LearnError> {
         let puzzle = config.puzzle()?;
         let (inputs, moves, kind) = (puzzle.encoded_len(), puzzle.num_moves(), config.model.kind);
-        Ok(Self { net, device, device_kind, matmul: Matmul::F32, inputs, moves, kind, config, checkpoint })
+        let compiled = match device_kind {
+            DeviceKind::Cpu => match compiled::requested().map_err(LearnError::Environment)? {
+                Some(kernel) => Some(Arc::new(compile(&net, &config, inputs, kind.outputs(moves), kernel)?)),
+                None => None,
+            },
+            DeviceKind::Gpu => None,
+        };
+        Ok(Self { net, device, device_kind, matmul: Matmul::F32, compiled, inputs, moves, kind, config, checkpoint })
+    }
+
+    /// What computes the f32 forwards: the compiled kernel's name, or
+    /// `burn` (on the GPU, or when asked for).
+    #[must_use]
+    pub fn engine(&self) -> &'static str {
+        match (&self.compiled, self.matmul) {
+            (Some(c), Matmul::F32) => c.kernel().name(),
+            _ => "burn",
+        }
     }
 
     /// The same oracle with every hidden layer's product computed as
@@ -141,6 +163,10 @@ impl Oracle for NetOracle {
     }
 
     fn predict(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
+        if let (Some(net), Matmul::F32) = (&self.compiled, self.matmul) {
+            net.forward(inputs, rows, out);
+            return Ok(());
+        }
         let x = Tensor::<2>::from_data(
             TensorData::new(inputs[..rows * self.inputs].to_vec(), [rows, self.inputs]),
             &self.device,
@@ -152,6 +178,25 @@ impl Oracle for NetOracle {
         out[..rows * self.kind.outputs(self.moves)].copy_from_slice(&v);
         Ok(())
     }
+}
+
+/// `net` (the run `config` describes) compiled for `kernel`.
+fn compile(
+    net: &OracleNet,
+    config: &TrainConfig,
+    inputs: usize,
+    outputs: usize,
+    kernel: compiled::kernel::Kernel,
+) -> Result<CompiledNet, LearnError> {
+    let shape = compiled::Shape {
+        hidden: config.model.hidden.clone(),
+        residual_blocks: config.model.residual_blocks,
+        batch_norm: net.norm_epsilon().is_some(),
+        inputs,
+        outputs,
+        log_softmax: config.model.kind.is_distribution(),
+    };
+    CompiledNet::new(&net.named_tensors()?, shape, net.norm_epsilon().unwrap_or(0.0), kernel)
 }
 
 #[cfg(test)]
@@ -294,6 +339,67 @@ mod tests {
         assert_eq!(predict(&mut back, &x), f32_out, "f32 again after bf16");
         // The f32 oracle it was cloned from is untouched.
         assert_eq!(predict(&mut f32_oracle, &x), f32_out);
+    }
+
+    /// The compiled network computes the network's function on every
+    /// kernel this CPU runs, within float rounding (1e-5 of the largest
+    /// output from the f64 evaluation): widths that are not multiples of
+    /// the 16-column panels, a batch of two blocks whose second is not a
+    /// whole register tile, one row alone, a policy's log-probabilities.
+    /// A kernel `CUBE_ORACLE_F32_KERNEL` asks for must be one this CPU
+    /// runs, or the test fails.
+    #[test]
+    fn compiled_forwards_match_the_network_on_every_kernel() {
+        use crate::learn::compiled::{self, kernel::Kernel};
+        let requested = compiled::requested().expect("CUBE_ORACLE_F32_KERNEL names a kernel this CPU runs");
+        let mut oracle = seeded_oracle();
+        let x = batch(oracle.inputs);
+        let want = reference(&oracle.net, &oracle.config, &x, false);
+        let scale = want.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        let outputs = oracle.kind.outputs(oracle.moves);
+        let kernels: Vec<Kernel> = Kernel::ALL.into_iter().filter(|k| k.available()).collect();
+        assert!(kernels.contains(&Kernel::Portable));
+        assert!(requested.is_none_or(|k| kernels.contains(&k)));
+        assert_eq!(oracle.engine(), requested.map_or("burn", Kernel::name), "the oracle runs the kernel asked for");
+        for &kernel in &kernels {
+            let net = super::compile(&oracle.net, &oracle.config, oracle.inputs, outputs, kernel).expect("compiled");
+            let mut got = vec![0.0; ROWS * outputs];
+            net.forward(&x, ROWS, &mut got);
+            let gap = largest_gap(&got, &want) / scale;
+            eprintln!("{}: {gap:.2e} of the largest output", kernel.name());
+            assert!(gap < 1e-5, "{}: {gap} from the f64 reference", kernel.name());
+            let mut one = vec![0.0; outputs];
+            net.forward(&x[3 * oracle.inputs..4 * oracle.inputs], 1, &mut one);
+            assert!(largest_gap(&one, &want[3 * outputs..4 * outputs]) / scale < 1e-5, "one row alone");
+        }
+        // Through the oracle (the compiled path, unless burn was asked for).
+        let mut through = vec![0.0; ROWS * outputs];
+        oracle.predict(&x, ROWS, &mut through).expect("a forward");
+        assert!(largest_gap(&through, &want) / scale < 1e-5);
+        // A policy: log-probabilities, as burn's forward gives them.
+        oracle.kind = OracleKind::Policy;
+        oracle.config.model.kind = OracleKind::Policy;
+        let burn = oracle
+            .net
+            .predict(
+                burn::tensor::Tensor::<2>::from_data(
+                    burn::tensor::TensorData::new(x.clone(), [ROWS, oracle.inputs]),
+                    &oracle.device,
+                ),
+                OracleKind::Policy,
+            )
+            .expect("burn's forward");
+        for &kernel in &kernels {
+            let net = super::compile(&oracle.net, &oracle.config, oracle.inputs, outputs, kernel).expect("compiled");
+            let mut got = vec![0.0; ROWS * outputs];
+            net.forward(&x, ROWS, &mut got);
+            let gap = largest_gap(&got, &burn);
+            assert!(gap < 1e-4, "{}: log-probabilities {gap} from burn's", kernel.name());
+            for row in got.chunks(outputs) {
+                let total: f32 = row.iter().map(|v| v.exp()).sum();
+                assert!((total - 1.0).abs() < 1e-5, "probabilities sum to {total}");
+            }
+        }
     }
 
     /// bf16 products are refused for a network on the GPU.

@@ -7,7 +7,8 @@
 //! training kernel), [`checkpoint`] (the checksummed file format),
 //! [`training`] (the loop, resume, Ctrl-C, export), [`diagnostics`] and
 //! [`report`] (what a run writes besides its logs), [`inference`] (a
-//! trained run as a search [`Oracle`](crate::search::Oracle)), [`export`]
+//! trained run as a search [`Oracle`](crate::search::Oracle)), [`compiled`]
+//! (its network packed for f32 forwards on the CPU), [`export`]
 //! (a run's network as safetensors with a model card), and
 //! [`error`] (the layer's typed errors).
 //!
@@ -17,6 +18,7 @@
 
 pub mod backend;
 pub mod checkpoint;
+pub mod compiled;
 pub mod config;
 pub mod data;
 pub mod diagnostics;

@@ -67,6 +67,8 @@ struct Solved {
     summary: HashMap<String, String>,
     /// Per cube, its solution's length (`None`: unsolved).
     lengths: Vec<Option<f64>>,
+    /// Per cube, its solution's moves (empty: unsolved).
+    solutions: Vec<String>,
 }
 
 impl Solved {
@@ -80,15 +82,17 @@ impl Solved {
     }
 }
 
-fn solve(run: &Path, set: &Path, out: &Path, label: &str, extra: &[&str], kernel: Option<&str>) -> Solved {
+/// `solve beam` at 2^6 with `extra` flags, the kernel variables unset but
+/// for `kernels` (`[(variable, value)]`).
+fn solve(run: &Path, set: &Path, out: &Path, label: &str, extra: &[&str], kernels: &[(&str, &str)]) -> Solved {
     let mut cmd = crate::common::command(env!("CARGO_BIN_EXE_solve"));
     cmd.args(["beam", "--run", run.to_str().unwrap(), "--testset", set.to_str().unwrap()]);
     cmd.args(["--beam-log2", "6", "--max-depth", "10", "--out", out.to_str().unwrap(), "--label", label]);
     cmd.args(extra);
-    match kernel {
-        Some(k) => cmd.env("CUBE_ORACLE_BF16_KERNEL", k),
-        None => cmd.env_remove("CUBE_ORACLE_BF16_KERNEL"),
-    };
+    cmd.env_remove("CUBE_ORACLE_BF16_KERNEL").env_remove("CUBE_ORACLE_F32_KERNEL");
+    for (var, value) in kernels {
+        cmd.env(var, value);
+    }
     let o = cmd.output().unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr).to_string();
     assert_eq!(o.status.code(), Some(0), "solve {extra:?}: {stderr}");
@@ -102,7 +106,8 @@ fn solve(run: &Path, set: &Path, out: &Path, label: &str, extra: &[&str], kernel
         assert_eq!(r["id"], format!("c{i}"), "instances in order");
     }
     let lengths = rows.iter().map(|r| (r["status"] == "solved").then(|| r["length"].parse::<f64>().unwrap())).collect();
-    Solved { stderr, header, summary: summary.remove(0), lengths }
+    let solutions = rows.iter().map(|r| r["solution"].clone()).collect();
+    Solved { stderr, header, summary: summary.remove(0), lengths, solutions }
 }
 
 #[test]
@@ -114,10 +119,17 @@ fn bf16_products_solve_as_f32_does() {
     cubes(&set);
     let results = out.join("solve");
 
-    let f32 = solve(&run, &set, &results, "f32", &["--matmul", "f32"], None);
-    let bf16 = solve(&run, &set, &results, "bf16", &["--matmul", "bf16"], None);
+    // A kernel asked for by the environment is checked, or the test fails.
+    let asked = std::env::var("CUBE_ORACLE_BF16_KERNEL").ok();
+    if let Some(k) = asked.as_deref().filter(|&k| k != "none") {
+        let have: Vec<&str> = cube_oracle::learn::gemm::Kernel::all_available().iter().map(|k| k.name()).collect();
+        assert!(have.contains(&k), "asked to check the {k} bf16 kernel, which this CPU lacks (it has {have:?})");
+    }
+    let bf16_env: Vec<(&str, &str)> = asked.as_deref().map(|k| ("CUBE_ORACLE_BF16_KERNEL", k)).into_iter().collect();
+    let f32 = solve(&run, &set, &results, "f32", &["--matmul", "f32"], &[]);
+    let bf16 = solve(&run, &set, &results, "bf16", &["--matmul", "bf16"], &bf16_env);
     // f32 is the default, and says nothing about bf16.
-    let default = solve(&run, &set, &results, "default", &[], None);
+    let default = solve(&run, &set, &results, "default", &[], &[]);
     assert!(!f32.stderr.contains("bf16 products") && !default.stderr.contains("bf16 products"), "{}", f32.stderr);
     assert_eq!(default.lengths, f32.lengths, "the default is f32");
 
@@ -147,14 +159,16 @@ fn bf16_products_solve_as_f32_does() {
 
     // Two workers, each with its copy of the bf16 network, and a symmetric
     // ensemble of four over it.
-    let sym = solve(&run, &set, &results, "bf16-sym", &["--matmul", "bf16", "--jobs", "2", "--symmetry", "4"], None);
+    let sym =
+        solve(&run, &set, &results, "bf16-sym", &["--matmul", "bf16", "--jobs", "2", "--symmetry", "4"], &bf16_env);
     assert_eq!((sym.summary["matmul"].as_str(), sym.summary["symmetry"].as_str()), ("bf16", "4"));
     assert!(sym.solved_share() >= f32.solved_share() - 0.05, "ensemble: {:?}", sym.lengths);
-    let two = solve(&run, &set, &results, "bf16-jobs2", &["--matmul", "bf16", "--jobs", "2"], None);
+    let two = solve(&run, &set, &results, "bf16-jobs2", &["--matmul", "bf16", "--jobs", "2"], &bf16_env);
     assert_eq!(two.lengths, bf16.lengths, "two bf16 workers find what one finds");
 
     // The fallback of a CPU without a bf16 unit: operands rounded, f32 GEMM.
-    let rounded = solve(&run, &set, &results, "bf16-rounded", &["--matmul", "bf16"], Some("none"));
+    let rounded =
+        solve(&run, &set, &results, "bf16-rounded", &["--matmul", "bf16"], &[("CUBE_ORACLE_BF16_KERNEL", "none")]);
     assert!(rounded.stderr.contains("bf16 products on rounded f32\n"), "{}", rounded.stderr);
     assert_eq!(rounded.solved_share(), bf16.solved_share());
     let c = rounded.mean_length();
@@ -164,6 +178,56 @@ fn bf16_products_solve_as_f32_does() {
         sym.solved_share()
     );
     assert!((c - b).abs() <= 0.25, "mean length: rounded f32 {c}, bf16 kernel {b}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// The compiled f32 network (each kernel this CPU runs) and burn's own
+/// operations find the same path to every cube: their forwards differ by
+/// float rounding only (sums in another order), which moves no choice of
+/// these beams. A kernel `CUBE_ORACLE_F32_KERNEL` asks for is checked, or
+/// the test fails where the CPU lacks it.
+#[test]
+fn compiled_kernels_find_the_paths_burn_finds() {
+    let out = std::env::temp_dir().join(format!("cube-oracle-compiled-paths-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let run = trained_run(&out);
+    let set = out.join("cubes.tsv");
+    cubes(&set);
+    let results = out.join("solve");
+    let f32_env = |k: &'static str| [("CUBE_ORACLE_F32_KERNEL", k)];
+    let burn = solve(&run, &set, &results, "burn", &[], &f32_env("burn"));
+    assert!(burn.solved_share() >= 0.75, "burn solved {:?}", burn.lengths);
+    let mut kernels: Vec<&str> = cube_oracle::learn::compiled::kernel::Kernel::ALL
+        .into_iter()
+        .filter(|k| k.available())
+        .map(|k| k.name())
+        .collect();
+    if let Ok(k) = std::env::var("CUBE_ORACLE_F32_KERNEL") {
+        assert!(
+            kernels.contains(&k.as_str()) || k == "burn",
+            "asked to check the {k} f32 kernel, which this CPU lacks"
+        );
+    }
+    assert!(kernels.contains(&"portable"));
+    let default = solve(&run, &set, &results, "default", &[], &[]);
+    kernels.sort_unstable();
+    for k in kernels {
+        let s = solve(&run, &set, &results, k, &[], &f32_env(k));
+        assert_eq!(s.solutions, burn.solutions, "{k} against burn");
+        assert_eq!(s.summary["matmul"], "f32");
+    }
+    assert_eq!(default.solutions, burn.solutions, "the default kernel against burn");
+    // An unknown kernel is refused in one line, naming the variable.
+    let o = crate::common::command(env!("CARGO_BIN_EXE_solve"))
+        .args(["beam", "--run", run.to_str().unwrap(), "--scramble", "R U", "--beam-width", "4"])
+        .args(["--out", out.join("refused").to_str().unwrap()])
+        .env("CUBE_ORACLE_F32_KERNEL", "turbo")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("CUBE_ORACLE_F32_KERNEL") && err.contains("turbo") && err.lines().count() == 1, "{err}");
+    assert!(!out.join("refused").exists(), "nothing solved");
     let _ = std::fs::remove_dir_all(&out);
 }
 

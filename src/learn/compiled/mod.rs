@@ -1,0 +1,477 @@
+//! The trained network compiled for inference on the CPU: the path every
+//! f32 forward of `solve` takes, without burn's tensors.
+//!
+//! A search asks the network about a batch of states at every depth. Run
+//! through burn, each layer is a GEMM over the whole batch followed by
+//! separate passes for the bias, ReLU and batch norm, with every
+//! activation of the batch written to memory and read back; at the batch
+//! sizes of wide beams those activations no longer fit in cache. Here the
+//! network is taken apart once, at load, into packed weights and
+//! per-feature constants ([`CompiledNet::new`]), and a forward pass
+//! ([`CompiledNet::forward`]) pushes blocks of [`BLOCK_ROWS`] rows through
+//! *all* layers while they stay in the core's cache, each layer's bias,
+//! ReLU, batch norm (in inference form, a per-feature `scale · x + shift`)
+//! and residual sum applied to the product's register tile before it is
+//! stored ([`kernel`]). Each layer's input is first repacked tile by tile
+//! (the six rows of a tile interleaved) so that the kernel reads one
+//! stream. Blocks are shared among the threads of rayon's pool.
+//!
+//! The first layer reads a one-hot encoding (54 ones among 324 inputs for
+//! the cube), so it is computed as a sum of the weight rows of the nonzero
+//! inputs: exactly the product, with a sixth of its terms. Every other
+//! layer's product runs in the register-tiled kernel.
+//!
+//! The function is the network's (`OracleNet::predict`): sums are formed
+//! in another order and the batch norm as `scale · x + shift`, so outputs
+//! differ from burn's by float rounding only (the tests compare both with
+//! an f64 evaluation of the named tensors). Nothing here knows about burn:
+//! the input is the network's named tensors and its shape.
+
+pub mod kernel;
+
+use crate::learn::error::LearnError;
+use crate::learn::model::NamedTensor;
+use kernel::{Epilogue, KC, Kernel, MR, NR, Part};
+use rayon::prelude::*;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// Rows pushed through the network together, a multiple of the register
+/// tile's 6: 48 rows of 512 activations in and out are 192 KiB, within
+/// the L2 of current cores, and a 2^10 beam makes 22 such blocks to share.
+pub const BLOCK_ROWS: usize = 8 * MR;
+
+/// The layout of a batch-norm MLP with residual blocks, as `OracleNet`
+/// builds it: `hidden` plain layers, then `residual_blocks` blocks of two
+/// layers of the last width, then a linear head.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shape {
+    /// Widths of the plain hidden layers (at least one).
+    pub hidden: Vec<usize>,
+    /// Residual blocks after them.
+    pub residual_blocks: usize,
+    /// Whether each hidden layer ends in a batch norm.
+    pub batch_norm: bool,
+    /// Input features.
+    pub inputs: usize,
+    /// Head outputs.
+    pub outputs: usize,
+    /// Whether the outputs are turned into log-probabilities (a policy).
+    pub log_softmax: bool,
+}
+
+/// One layer, packed, with its per-feature constants (all padded to
+/// `n`, a multiple of [`NR`], with zeros).
+struct Layer {
+    /// Input width: the padded width of the layer before, or the raw input
+    /// count for the first layer.
+    k: usize,
+    /// Output width, padded.
+    n: usize,
+    /// Dense layers: `n / NR` panels of `k × NR`; the first layer:
+    /// `k × n`, one row of outputs per input.
+    weights: Floats,
+    bias: Vec<f32>,
+    scale: Vec<f32>,
+    shift: Vec<f32>,
+    relu: bool,
+    /// Whether the layer's output is added to the input of the block it
+    /// closes.
+    closes_block: bool,
+    /// Whether the layer is the first of a residual block (its input is
+    /// kept for the block's sum).
+    opens_block: bool,
+}
+
+impl Layer {
+    fn epilogue(&self, from: usize) -> Epilogue<'_> {
+        Epilogue { bias: &self.bias[from..], relu: self.relu, scale: &self.scale[from..], shift: &self.shift[from..] }
+    }
+}
+
+/// The network ready for CPU inference ([module docs](self)).
+pub struct CompiledNet {
+    shape: Shape,
+    /// The first layer (sparse), the other hidden layers, the head.
+    layers: Vec<Layer>,
+    kernel: Kernel,
+    /// The widest padded activation.
+    widest: usize,
+}
+
+fn padded(n: usize) -> usize {
+    n.div_ceil(NR) * NR
+}
+
+/// A float buffer aligned to 64 bytes: a weight panel's row of [`NR`]
+/// floats, and every activation row (strides are multiples of [`NR`]), is
+/// then one cache line, and no load straddles two.
+#[derive(Default)]
+struct Floats {
+    lines: Vec<Line>,
+    len: usize,
+}
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Line([f32; NR]);
+
+impl Floats {
+    fn zeros(len: usize) -> Self {
+        Self { lines: vec![Line::default(); len.div_ceil(NR)], len }
+    }
+
+    fn from(v: &[f32]) -> Self {
+        let mut out = Self::zeros(v.len());
+        out.copy_from_slice(v);
+        out
+    }
+
+    /// At least `len` floats (new ones are zero).
+    fn reserve(&mut self, len: usize) {
+        if self.len < len {
+            self.lines.resize(len.div_ceil(NR), Line::default());
+            self.len = len;
+        }
+    }
+}
+
+impl std::ops::Deref for Floats {
+    type Target = [f32];
+    fn deref(&self) -> &[f32] {
+        // SAFETY: `lines` holds `len.div_ceil(NR) · NR ≥ len` initialised
+        // floats, contiguous (`Line` is `repr(C)` of `[f32; NR]`, 64 bytes).
+        unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast::<f32>(), self.len) }
+    }
+}
+
+impl std::ops::DerefMut for Floats {
+    fn deref_mut(&mut self) -> &mut [f32] {
+        // SAFETY: as for `deref`, with the unique borrow of `lines`.
+        unsafe { std::slice::from_raw_parts_mut(self.lines.as_mut_ptr().cast::<f32>(), self.len) }
+    }
+}
+
+/// Per-thread scratch: three activation buffers of `BLOCK_ROWS` rows, and
+/// the nonzero inputs of its rows, reused from call to call.
+#[derive(Default)]
+struct Scratch {
+    buffers: [Floats; 3],
+    /// The nonzero inputs of every row, row after row …
+    nonzero: Vec<(usize, f32)>,
+    /// … row `r`'s from `starts[r]` to `starts[r + 1]`.
+    starts: Vec<usize>,
+    /// A layer's input, packed tile by tile for the kernel.
+    packed: Floats,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+impl CompiledNet {
+    /// Packs the network whose tensors are `tensors` (as
+    /// `OracleNet::named_tensors` gives them: `trunk.0.linear.weight`, …,
+    /// `head.bias`, in PyTorch's layout) with batch-norm ε `epsilon`, for
+    /// `kernel`.
+    ///
+    /// # Errors
+    /// A tensor missing or of the wrong size, or a kernel this CPU lacks.
+    pub fn new(tensors: &[NamedTensor], shape: Shape, epsilon: f64, kernel: Kernel) -> Result<Self, LearnError> {
+        if !kernel.available() {
+            return Err(LearnError::Environment(format!("this CPU cannot run the {} f32 kernel", kernel.name())));
+        }
+        let tensors: HashMap<&str, &NamedTensor> = tensors.iter().map(|t| (t.name.as_str(), t)).collect();
+        let get = |name: &str, len: usize| -> Result<&[f32], LearnError> {
+            match tensors.get(name) {
+                Some(t) if t.data.len() == len => Ok(&t.data),
+                Some(t) => Err(LearnError::Predictions(format!("{name} has shape {:?}, not {len} values", t.shape))),
+                None => Err(LearnError::Predictions(format!("the network has no tensor {name}"))),
+            }
+        };
+        let mut names: Vec<(String, bool)> = (0..shape.hidden.len()).map(|i| (format!("trunk.{i}"), false)).collect();
+        for b in 0..shape.residual_blocks {
+            names.push((format!("blocks.{b}.first"), false));
+            names.push((format!("blocks.{b}.second"), true));
+        }
+        let mut widths = shape.hidden.clone();
+        let last =
+            *shape.hidden.last().ok_or_else(|| LearnError::Predictions("a network with no hidden layer".into()))?;
+        widths.extend(std::iter::repeat_n(last, 2 * shape.residual_blocks));
+        let mut layers = Vec::with_capacity(names.len() + 1);
+        let mut d_in = shape.inputs;
+        for (i, ((prefix, closes_block), &d_out)) in names.iter().zip(&widths).enumerate() {
+            let w = get(&format!("{prefix}.linear.weight"), d_out * d_in)?;
+            let b = get(&format!("{prefix}.linear.bias"), d_out)?;
+            let n = padded(d_out);
+            let (scale, shift) = if shape.batch_norm {
+                let p = |what: &str| get(&format!("{prefix}.norm.{what}"), d_out);
+                let (gamma, beta, mean, var) = (p("weight")?, p("bias")?, p("running_mean")?, p("running_var")?);
+                let mut scale = vec![0.0; n];
+                let mut shift = vec![0.0; n];
+                for j in 0..d_out {
+                    let s = f64::from(gamma[j]) / (f64::from(var[j]) + epsilon).sqrt();
+                    scale[j] = s as f32;
+                    shift[j] = (f64::from(beta[j]) - f64::from(mean[j]) * s) as f32;
+                }
+                (scale, shift)
+            } else {
+                let mut scale = vec![0.0; n];
+                scale[..d_out].fill(1.0);
+                (scale, vec![0.0; n])
+            };
+            let (k, weights) =
+                if i == 0 { (d_in, transposed(w, d_out, d_in, n)) } else { (padded(d_in), panels(w, d_out, d_in)) };
+            let weights = Floats::from(&weights);
+            layers.push(Layer {
+                k,
+                n,
+                weights,
+                bias: pad(b, n),
+                scale,
+                shift,
+                relu: true,
+                closes_block: *closes_block,
+                opens_block: false,
+            });
+            d_in = d_out;
+        }
+        let n = padded(shape.outputs);
+        let w = get("head.weight", shape.outputs * d_in)?;
+        let b = get("head.bias", shape.outputs)?;
+        let mut scale = vec![0.0; n];
+        scale[..shape.outputs].fill(1.0);
+        layers.push(Layer {
+            k: padded(d_in),
+            n,
+            weights: Floats::from(&panels(w, shape.outputs, d_in)),
+            bias: pad(b, n),
+            scale,
+            shift: vec![0.0; n],
+            relu: false,
+            closes_block: false,
+            opens_block: false,
+        });
+        for i in 1..layers.len() {
+            layers[i - 1].opens_block = layers[i].closes_block;
+        }
+        let widest = layers.iter().map(|l| l.n).max().unwrap_or(NR);
+        Ok(Self { shape, layers, kernel, widest })
+    }
+
+    /// The kernel the products run on.
+    #[must_use]
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// The network's outputs for `rows` encoded states (`inputs`, row-major,
+    /// `rows × shape.inputs`) into `out` (`rows × shape.outputs`).
+    ///
+    /// # Panics
+    /// When `inputs` or `out` is shorter than `rows` rows.
+    pub fn forward(&self, inputs: &[f32], rows: usize, out: &mut [f32]) {
+        let (d_in, d_out) = (self.shape.inputs, self.shape.outputs);
+        assert!(inputs.len() >= rows * d_in && out.len() >= rows * d_out, "a batch shorter than its rows");
+        let inputs = &inputs[..rows * d_in];
+        let out = &mut out[..rows * d_out];
+        let block = |(x, y): (&[f32], &mut [f32])| {
+            SCRATCH.with(|s| self.forward_block(x, y, &mut s.borrow_mut()));
+        };
+        if rows <= BLOCK_ROWS {
+            block((inputs, out));
+        } else {
+            inputs.par_chunks(BLOCK_ROWS * d_in).zip(out.par_chunks_mut(BLOCK_ROWS * d_out)).for_each(block);
+        }
+    }
+
+    /// Up to [`BLOCK_ROWS`] rows through every layer.
+    fn forward_block(&self, x: &[f32], y: &mut [f32], scratch: &mut Scratch) {
+        let (d_in, d_out) = (self.shape.inputs, self.shape.outputs);
+        let rows = x.len() / d_in;
+        // Whole tiles: the rows past `rows` are computed from zeros and dropped.
+        let tiles = rows.div_ceil(MR);
+        let ld = self.stride();
+        let len = tiles * MR * ld;
+        for b in &mut scratch.buffers {
+            b.reserve(len);
+        }
+        let [b0, b1, b2] = &mut scratch.buffers;
+        let (mut cur, mut next, mut spare) = (b0, b1, b2);
+
+        // The first layer, from the nonzero inputs of each row, a slab of
+        // SLAB outputs at a time so that the slab's weights stay in cache
+        // for every row.
+        scratch.nonzero.clear();
+        scratch.starts.clear();
+        for r in 0..tiles * MR {
+            scratch.starts.push(scratch.nonzero.len());
+            if r < rows {
+                let row = &x[r * d_in..(r + 1) * d_in];
+                scratch.nonzero.extend(row.iter().enumerate().filter(|&(_, &v)| v != 0.0).map(|(i, &v)| (i, v)));
+            }
+        }
+        scratch.starts.push(scratch.nonzero.len());
+        let first = &self.layers[0];
+        for j0 in (0..first.n).step_by(kernel::SLAB) {
+            let cols = j0..(j0 + kernel::SLAB).min(first.n);
+            for (r, ends) in scratch.starts.windows(2).enumerate() {
+                let nz = &scratch.nonzero[ends[0]..ends[1]];
+                let dst = &mut cur[r * ld..r * ld + first.n];
+                kernel::sparse_row(self.kernel, nz, &first.weights, first.n, cols.clone(), &first.epilogue(0), dst);
+            }
+        }
+
+        // The other layers: `cur` holds the input, `spare` the input of the
+        // open residual block.
+        for layer in &self.layers[1..] {
+            let residual = layer.closes_block.then_some(&**spare);
+            self.dense(layer, cur, residual, next, tiles, &mut scratch.packed);
+            if layer.closes_block {
+                // next = block output; the block input (`spare`) is free.
+                std::mem::swap(&mut cur, &mut next);
+            } else if layer.opens_block {
+                // Keep this layer's input as the block's input.
+                std::mem::swap(&mut spare, &mut cur);
+                std::mem::swap(&mut cur, &mut next);
+            } else {
+                std::mem::swap(&mut cur, &mut next);
+            }
+        }
+        for (r, out) in y.chunks_exact_mut(d_out).enumerate() {
+            out.copy_from_slice(&cur[r * ld..r * ld + d_out]);
+            if self.shape.log_softmax {
+                log_softmax(out);
+            }
+        }
+    }
+
+    /// The row stride of every activation buffer: the widest layer plus
+    /// one panel, so that the rows of a tile (read together) do not share
+    /// the few L1 sets a power-of-two stride would put them in.
+    fn stride(&self) -> usize {
+        self.widest + NR
+    }
+
+    /// One dense layer over `tiles` register tiles of rows: `dst = layer(src)
+    /// (+ residual)`, rows at the buffers' stride.
+    fn dense(
+        &self,
+        layer: &Layer,
+        src: &[f32],
+        residual: Option<&[f32]>,
+        dst: &mut [f32],
+        tiles: usize,
+        packed: &mut Floats,
+    ) {
+        let (k, n, ld) = (layer.k, layer.n, self.stride());
+        let rows = tiles * MR;
+        assert!(k <= ld && n <= ld && src.len() >= rows * ld && dst.len() >= rows * ld);
+        assert!(residual.is_none_or(|r| r.len() >= rows * ld));
+        assert!(layer.weights.len() == k * n);
+        // Tile t's input as k columns of MR: packed[t·k·MR + p·MR + r].
+        packed.reserve(rows * k);
+        for (t, tile) in packed[..rows * k].chunks_exact_mut(k * MR).enumerate() {
+            let rows: [&[f32]; MR] = std::array::from_fn(|r| &src[(t * MR + r) * ld..(t * MR + r) * ld + k]);
+            for (p, column) in tile.chunks_exact_mut(MR).enumerate() {
+                for (v, row) in column.iter_mut().zip(&rows) {
+                    *v = row[p];
+                }
+            }
+        }
+        for (p, panel) in layer.weights.chunks_exact(k * NR).enumerate() {
+            let epi = layer.epilogue(p * NR);
+            for k0 in (0..k).step_by(KC) {
+                let kc = KC.min(k - k0);
+                let part = Part { first: k0 == 0, last: k0 + kc == k };
+                for t in 0..tiles {
+                    let at = t * MR * ld;
+                    let res = residual.map_or(std::ptr::null(), |r| r[at + p * NR..].as_ptr());
+                    // SAFETY: the asserts above bound every row and panel;
+                    // the epilogue's slices have NR values from p·NR; the
+                    // kernel was checked available when the network was
+                    // compiled.
+                    unsafe {
+                        kernel::tile(
+                            self.kernel,
+                            packed[t * k * MR + k0 * MR..].as_ptr(),
+                            panel[k0 * NR..].as_ptr(),
+                            kc,
+                            part,
+                            &epi,
+                            res,
+                            dst[at + p * NR..].as_mut_ptr(),
+                            ld,
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The kernel `CUBE_ORACLE_F32_KERNEL` asks for: unset, the best this CPU
+/// runs; `avx2` or `portable`, that one; `burn`, none (the network runs on
+/// burn's own operations, for comparisons).
+///
+/// # Errors
+/// Another value, or a kernel this CPU lacks: a request is never quietly
+/// replaced by another kernel.
+pub fn requested() -> Result<Option<Kernel>, String> {
+    let allowed = "use avx2, portable or burn";
+    match std::env::var("CUBE_ORACLE_F32_KERNEL") {
+        Err(std::env::VarError::NotPresent) => Ok(Some(Kernel::best())),
+        Err(std::env::VarError::NotUnicode(_)) => Err(format!("CUBE_ORACLE_F32_KERNEL is not UTF-8: {allowed}")),
+        Ok(w) if w == "burn" => Ok(None),
+        Ok(w) => match Kernel::ALL.into_iter().find(|k| k.name() == w) {
+            Some(k) if k.available() => Ok(Some(k)),
+            Some(k) => Err(format!("CUBE_ORACLE_F32_KERNEL={w}: this CPU cannot run the {} kernel", k.name())),
+            None => Err(format!(
+                "CUBE_ORACLE_F32_KERNEL={:?} is not a kernel: {allowed}",
+                w.chars().take(40).collect::<String>()
+            )),
+        },
+    }
+}
+
+/// `v` followed by zeros up to `n`.
+fn pad(v: &[f32], n: usize) -> Vec<f32> {
+    let mut out = v.to_vec();
+    out.resize(n, 0.0);
+    out
+}
+
+/// A PyTorch-layout weight (`d_out × d_in`) as `d_in` rows of `n` outputs.
+fn transposed(w: &[f32], d_out: usize, d_in: usize, n: usize) -> Vec<f32> {
+    let mut out = vec![0.0; d_in * n];
+    for o in 0..d_out {
+        for i in 0..d_in {
+            out[i * n + o] = w[o * d_in + i];
+        }
+    }
+    out
+}
+
+/// A PyTorch-layout weight (`d_out × d_in`) as panels of [`NR`] outputs:
+/// panel `j` is `padded(d_in) × NR`, row `i` holding `W[16j..16j+16][i]`.
+fn panels(w: &[f32], d_out: usize, d_in: usize) -> Vec<f32> {
+    let (k, n) = (padded(d_in), padded(d_out));
+    let mut out = vec![0.0; k * n];
+    for o in 0..d_out {
+        let (panel, col) = (o / NR, o % NR);
+        for i in 0..d_in {
+            out[panel * k * NR + i * NR + col] = w[o * d_in + i];
+        }
+    }
+    out
+}
+
+/// `x − log Σ exp x`, in place.
+fn log_softmax(x: &mut [f32]) {
+    let max = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let sum: f32 = x.iter().map(|&v| (v - max).exp()).sum();
+    let log = max + sum.ln();
+    for v in x {
+        *v -= log;
+    }
+}
