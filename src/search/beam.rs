@@ -185,6 +185,11 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
     let mut child_seen: HashSet<P::Key> = HashSet::new();
     let mut children: Vec<P::State> = Vec::new();
     let mut child_cands: Vec<Candidate> = Vec::new();
+    // The next beam is built in these and swapped with the current one, so
+    // the loop reuses its buffers from depth to depth.
+    let mut next: Vec<P::State> = Vec::new();
+    let mut next_scores: Vec<f64> = Vec::new();
+    let mut next_recents: Vec<Recent> = Vec::new();
 
     for depth in 1..=cfg.max_depth {
         let n = beam.len();
@@ -275,10 +280,11 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
             cands.truncate(cfg.width);
         }
         cands.sort_unstable_by(order);
-        let mut next: Vec<P::State> = Vec::with_capacity(cfg.width.min(cands.len()));
-        let mut next_scores = Vec::with_capacity(next.capacity());
-        let mut next_recents = Vec::with_capacity(next.capacity());
-        let mut links = Vec::with_capacity(next.capacity());
+        next.clear();
+        next_scores.clear();
+        next_recents.clear();
+        // The path's history keeps every depth's links.
+        let mut links = Vec::with_capacity(cfg.width.min(cands.len()));
         seen.clear();
         for c in &cands {
             if next.len() == cfg.width {
@@ -331,9 +337,9 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
             break;
         }
         history.push(links);
-        beam = next;
-        scores = next_scores;
-        recents = next_recents;
+        std::mem::swap(&mut beam, &mut next);
+        std::mem::swap(&mut scores, &mut next_scores);
+        std::mem::swap(&mut recents, &mut next_recents);
     }
     Ok(out)
 }
