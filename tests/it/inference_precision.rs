@@ -110,14 +110,21 @@ fn solve(run: &Path, set: &Path, out: &Path, label: &str, extra: &[&str], kernel
     Solved { stderr, header, summary: summary.remove(0), lengths, solutions }
 }
 
-#[test]
-fn bf16_products_solve_as_f32_does() {
-    let out = std::env::temp_dir().join(format!("cube-oracle-inference-precision-{}", std::process::id()));
+/// A fresh temporary folder named after `name`, with the trained run, the
+/// cubes' test set and the folder for `solve`'s outputs in it.
+fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
+    let out = std::env::temp_dir().join(format!("cube-oracle-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
     let run = trained_run(&out);
     let set = out.join("cubes.tsv");
     cubes(&set);
     let results = out.join("solve");
+    (out, run, set, results)
+}
+
+#[test]
+fn bf16_products_solve_as_f32_does() {
+    let (out, run, set, results) = setup("inference-precision");
 
     // A kernel asked for by the environment is checked, or the test fails.
     let asked = std::env::var("CUBE_ORACLE_BF16_KERNEL").ok();
@@ -188,12 +195,7 @@ fn bf16_products_solve_as_f32_does() {
 /// the test fails where the CPU lacks it.
 #[test]
 fn compiled_kernels_find_the_paths_burn_finds() {
-    let out = std::env::temp_dir().join(format!("cube-oracle-compiled-paths-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    let run = trained_run(&out);
-    let set = out.join("cubes.tsv");
-    cubes(&set);
-    let results = out.join("solve");
+    let (out, run, set, results) = setup("compiled-paths");
     let f32_env = |k: &'static str| [("CUBE_ORACLE_F32_KERNEL", k)];
     let burn = solve(&run, &set, &results, "burn", &[], &f32_env("burn"));
     assert!(burn.solved_share() >= 0.75, "burn solved {:?}", burn.lengths);

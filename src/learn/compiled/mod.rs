@@ -78,9 +78,6 @@ struct Layer {
     /// Whether the layer's output is added to the input of the block it
     /// closes.
     closes_block: bool,
-    /// Whether the layer is the first of a residual block (its input is
-    /// kept for the block's sum).
-    opens_block: bool,
 }
 
 impl Layer {
@@ -119,12 +116,6 @@ struct Line([f32; NR]);
 impl Floats {
     fn zeros(len: usize) -> Self {
         Self { lines: vec![Line::default(); len.div_ceil(NR)], len }
-    }
-
-    fn from(v: &[f32]) -> Self {
-        let mut out = Self::zeros(v.len());
-        out.copy_from_slice(v);
-        out
     }
 
     /// At least `len` floats (new ones are zero).
@@ -216,13 +207,10 @@ impl CompiledNet {
                 }
                 (scale, shift)
             } else {
-                let mut scale = vec![0.0; n];
-                scale[..d_out].fill(1.0);
-                (scale, vec![0.0; n])
+                identity(d_out, n)
             };
             let (k, weights) =
                 if i == 0 { (d_in, transposed(w, d_out, d_in, n)) } else { (padded(d_in), panels(w, d_out, d_in)) };
-            let weights = Floats::from(&weights);
             layers.push(Layer {
                 k,
                 n,
@@ -232,29 +220,23 @@ impl CompiledNet {
                 shift,
                 relu: true,
                 closes_block: *closes_block,
-                opens_block: false,
             });
             d_in = d_out;
         }
         let n = padded(shape.outputs);
         let w = get("head.weight", shape.outputs * d_in)?;
         let b = get("head.bias", shape.outputs)?;
-        let mut scale = vec![0.0; n];
-        scale[..shape.outputs].fill(1.0);
+        let (scale, shift) = identity(shape.outputs, n);
         layers.push(Layer {
             k: padded(d_in),
             n,
-            weights: Floats::from(&panels(w, shape.outputs, d_in)),
+            weights: panels(w, shape.outputs, d_in),
             bias: pad(b, n),
             scale,
-            shift: vec![0.0; n],
+            shift,
             relu: false,
             closes_block: false,
-            opens_block: false,
         });
-        for i in 1..layers.len() {
-            layers[i - 1].opens_block = layers[i].closes_block;
-        }
         let widest = layers.iter().map(|l| l.n).max().unwrap_or(NR);
         Ok(Self { shape, layers, kernel, widest })
     }
@@ -313,25 +295,26 @@ impl CompiledNet {
         }
         scratch.starts.push(scratch.nonzero.len());
         let first = &self.layers[0];
+        let epilogue = first.epilogue(0);
         for j0 in (0..first.n).step_by(kernel::SLAB) {
             let cols = j0..(j0 + kernel::SLAB).min(first.n);
             for (r, ends) in scratch.starts.windows(2).enumerate() {
                 let nz = &scratch.nonzero[ends[0]..ends[1]];
                 let dst = &mut cur[r * ld..r * ld + first.n];
-                kernel::sparse_row(self.kernel, nz, &first.weights, first.n, cols.clone(), &first.epilogue(0), dst);
+                kernel::sparse_row(self.kernel, nz, &first.weights, first.n, cols.clone(), &epilogue, dst);
             }
         }
 
         // The other layers: `cur` holds the input, `spare` the input of the
         // open residual block.
-        for layer in &self.layers[1..] {
+        for (i, layer) in self.layers.iter().enumerate().skip(1) {
             let residual = layer.closes_block.then_some(&**spare);
             self.dense(layer, cur, residual, next, tiles, &mut scratch.packed);
             if layer.closes_block {
                 // next = block output; the block input (`spare`) is free.
                 std::mem::swap(&mut cur, &mut next);
-            } else if layer.opens_block {
-                // Keep this layer's input as the block's input.
+            } else if self.layers.get(i + 1).is_some_and(|l| l.closes_block) {
+                // The first layer of a block: its input is the block's.
                 std::mem::swap(&mut spare, &mut cur);
                 std::mem::swap(&mut cur, &mut next);
             } else {
@@ -434,6 +417,14 @@ pub fn requested() -> Result<Option<Kernel>, String> {
     }
 }
 
+/// The per-feature map of a layer without batch norm: scale 1 and shift 0
+/// on the `d` real features, 0 on the padding up to `n`.
+fn identity(d: usize, n: usize) -> (Vec<f32>, Vec<f32>) {
+    let mut scale = vec![0.0; n];
+    scale[..d].fill(1.0);
+    (scale, vec![0.0; n])
+}
+
 /// `v` followed by zeros up to `n`.
 fn pad(v: &[f32], n: usize) -> Vec<f32> {
     let mut out = v.to_vec();
@@ -442,8 +433,8 @@ fn pad(v: &[f32], n: usize) -> Vec<f32> {
 }
 
 /// A PyTorch-layout weight (`d_out × d_in`) as `d_in` rows of `n` outputs.
-fn transposed(w: &[f32], d_out: usize, d_in: usize, n: usize) -> Vec<f32> {
-    let mut out = vec![0.0; d_in * n];
+fn transposed(w: &[f32], d_out: usize, d_in: usize, n: usize) -> Floats {
+    let mut out = Floats::zeros(d_in * n);
     for o in 0..d_out {
         for i in 0..d_in {
             out[i * n + o] = w[o * d_in + i];
@@ -454,9 +445,9 @@ fn transposed(w: &[f32], d_out: usize, d_in: usize, n: usize) -> Vec<f32> {
 
 /// A PyTorch-layout weight (`d_out × d_in`) as panels of [`NR`] outputs:
 /// panel `j` is `padded(d_in) × NR`, row `i` holding `W[16j..16j+16][i]`.
-fn panels(w: &[f32], d_out: usize, d_in: usize) -> Vec<f32> {
+fn panels(w: &[f32], d_out: usize, d_in: usize) -> Floats {
     let (k, n) = (padded(d_in), padded(d_out));
-    let mut out = vec![0.0; k * n];
+    let mut out = Floats::zeros(k * n);
     for o in 0..d_out {
         let (panel, col) = (o / NR, o % NR);
         for i in 0..d_in {
