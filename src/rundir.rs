@@ -92,11 +92,13 @@ const MAX_META_BYTES: u64 = 16 << 20;
 
 /// The sections of a training config, every one required and no other.
 const CONFIG_SECTIONS: [&str; 7] = ["run", "puzzle", "data", "model", "optim", "train", "backend"];
+/// Sections a training config may have besides those.
+const OPTIONAL_SECTIONS: [&str; 1] = ["finetune"];
 
 /// Whether `dir` is a run that `train` made: its `config.toml` is a
-/// training config (TOML with exactly the seven sections of
+/// training config (TOML with the seven sections of
 /// `learn::config::TrainConfig`, `run.name`, `run.seed`, `puzzle.kind` and
-/// `model.hidden` among them), beside either a `meta.json` that `train`
+/// `model.hidden` among them, and no other but an optional `[finetune]`), beside either a `meta.json` that `train`
 /// wrote (JSON recording this crate's version under `crate_versions`) or,
 /// when that was lost, a checkpoint of this crate's format in
 /// `checkpoints/`. A folder of another tool's (a PyTorch project with its
@@ -132,7 +134,7 @@ fn is_train_config(dir: &Path) -> bool {
     let has = |section: &str, key: &str, kind: fn(&toml::Value) -> bool| {
         config.get(section).and_then(|s| s.get(key)).is_some_and(kind)
     };
-    config.len() == CONFIG_SECTIONS.len()
+    config.keys().all(|k| CONFIG_SECTIONS.contains(&k.as_str()) || OPTIONAL_SECTIONS.contains(&k.as_str()))
         && CONFIG_SECTIONS.iter().all(|s| config.get(*s).is_some_and(toml::Value::is_table))
         && has("run", "name", toml::Value::is_str)
         && has("run", "seed", toml::Value::is_integer)

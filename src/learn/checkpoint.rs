@@ -89,6 +89,30 @@ pub fn fingerprint(cfg: &crate::learn::config::TrainConfig) -> serde_json::Value
 /// [`LearnError::ForeignCheckpoint`] naming the first key that differs and
 /// both values.
 pub fn check_origin(state: &LoopState, cfg: &crate::learn::config::TrainConfig, path: &Path) -> Result<(), LearnError> {
+    check(state, cfg, path, true)
+}
+
+/// Checks that the checkpoint at `path` with loop state `state` holds the
+/// network `cfg` describes (the same puzzle and network; the seed may
+/// differ), as a fine-tune's starting point must.
+///
+/// # Errors
+/// [`LearnError::ForeignCheckpoint`] naming the first key that differs and
+/// both values.
+pub fn check_network(
+    state: &LoopState,
+    cfg: &crate::learn::config::TrainConfig,
+    path: &Path,
+) -> Result<(), LearnError> {
+    check(state, cfg, path, false)
+}
+
+fn check(
+    state: &LoopState,
+    cfg: &crate::learn::config::TrainConfig,
+    path: &Path,
+    seed: bool,
+) -> Result<(), LearnError> {
     let ours = fingerprint(cfg);
     let theirs = state.fingerprint.clone().unwrap_or_else(|| serde_json::json!({ "seed": state.seed }));
     let short = |v: Option<&serde_json::Value>| {
@@ -105,7 +129,7 @@ pub fn check_origin(state: &LoopState, cfg: &crate::learn::config::TrainConfig, 
             break;
         }
     }
-    if differ.is_none() && theirs.get("seed") != ours.get("seed") {
+    if seed && differ.is_none() && theirs.get("seed") != ours.get("seed") {
         differ = Some(("run.seed".to_string(), short(theirs.get("seed")), short(ours.get("seed"))));
     }
     match differ {

@@ -77,6 +77,47 @@ pub struct TrainConfig {
     pub train: TrainSection,
     /// Compute backend.
     pub backend: BackendSection,
+    /// Start from another run's weights instead of random ones (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finetune: Option<FinetuneSection>,
+}
+
+/// `[finetune]`: a run that starts from the newest checkpoint of another
+/// run of the same puzzle and network (a fresh optimiser, this config's
+/// schedule, data stream and length).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FinetuneSection {
+    /// The run directory whose newest checkpoint gives the starting weights
+    /// (relative to the working directory, like `run.out_dir`).
+    pub from: PathBuf,
+    /// What the outputs are regressed on: `walk` (the walk distances, as in
+    /// ordinary training) or `bellman` (Q-distance only: each target also
+    /// bounded by one step of the starting network's own estimates).
+    pub targets: FinetuneTargets,
+}
+
+/// The targets of a fine-tune (`finetune.targets`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FinetuneTargets {
+    /// The walk distances, as in ordinary training.
+    Walk,
+    /// `min(walk distance, 1 + min over m' of Q₀(child, m'))`, with `Q₀`
+    /// the starting network, frozen, and 0 for a child that is the goal
+    /// (see `learn::finetune`).
+    Bellman,
+}
+
+impl FinetuneTargets {
+    /// The name used in configs and `meta.json`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Walk => "walk",
+            Self::Bellman => "bellman",
+        }
+    }
 }
 
 /// `[run]`
@@ -678,7 +719,41 @@ impl TrainConfig {
         if t.data_workers == 0 || t.data_workers > 64 {
             return Err(invalid("train.data_workers", t.data_workers, "must be in 1..=64"));
         }
+        if let Some(f) = &self.finetune {
+            self.validate_finetune(f)?;
+        }
         Ok(())
+    }
+
+    fn validate_finetune(&self, f: &FinetuneSection) -> Result<(), ConfigError> {
+        if f.from.as_os_str().is_empty() {
+            return Err(invalid("finetune.from", "\"\"", "must name the run directory to start from"));
+        }
+        if f.from == self.run_dir() {
+            return Err(invalid(
+                "finetune.from",
+                f.from.display(),
+                "is this run's own directory; continue a run with `train --resume` instead",
+            ));
+        }
+        match f.targets {
+            FinetuneTargets::Walk => Ok(()),
+            FinetuneTargets::Bellman if !self.model.kind.has_bellman_targets() => Err(invalid(
+                "finetune.targets",
+                "bellman",
+                format!("needs model.kind = \"q-distance\"; this config's kind is \"{}\"", self.model.kind),
+            )),
+            // The children a Bellman target needs are the walk's own
+            // neighbouring samples, present only when a batch holds whole walks.
+            FinetuneTargets::Bellman => match self.data.depths {
+                Depths::AllPrefixes => Ok(()),
+                Depths::Uniform => Err(invalid(
+                    "finetune.targets",
+                    "bellman",
+                    "needs data.depths = \"all-prefixes\" (the children it bounds are the walk's neighbouring samples)",
+                )),
+            },
+        }
     }
 
     /// Total optimisation steps (from `steps`, or `samples` rounded up).

@@ -25,6 +25,14 @@ pub enum LearnError {
         /// Why not.
         rule: &'static str,
     },
+    /// A fine-tune's source run that cannot be started from.
+    #[error("finetune.from {}: {source}", from.display())]
+    FinetuneFrom {
+        /// The source run directory.
+        from: PathBuf,
+        /// Why it cannot be used.
+        source: Box<LearnError>,
+    },
     /// An export target that already exists.
     #[error("{} already exists; give a new directory to export into", path.display())]
     ExportExists {

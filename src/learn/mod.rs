@@ -5,7 +5,8 @@
 //! (what each oracle kind learns: targets, loss, accuracy), [`backend`]
 //! (CPU or GPU device), [`fused`] (the CPU's fused bias → ReLU → batch-norm
 //! training kernel), [`checkpoint`] (the checksummed file format),
-//! [`training`] (the loop, resume, Ctrl-C, export), [`diagnostics`] and
+//! [`training`] (the loop, resume, Ctrl-C, export), [`finetune`] (starting
+//! from another run's weights, optionally on Bellman targets), [`diagnostics`] and
 //! [`report`] (what a run writes besides its logs), [`inference`] (a
 //! trained run as a search [`Oracle`](crate::search::Oracle)), [`compiled`]
 //! (its network packed for f32 forwards on the CPU), [`export`]
@@ -24,6 +25,7 @@ pub mod data;
 pub mod diagnostics;
 pub mod error;
 pub mod export;
+pub mod finetune;
 pub mod fused;
 pub mod gemm;
 pub mod inference;

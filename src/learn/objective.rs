@@ -19,6 +19,7 @@
 use crate::learn::config::{Loss, ModelSection};
 use crate::learn::data::Batch;
 use crate::learn::error::LearnError;
+use crate::learn::finetune::Bounds;
 use crate::search::OracleKind;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
@@ -37,10 +38,15 @@ pub fn target(kind: OracleKind, depth: u16) -> f32 {
 ///
 /// # Errors
 /// The outputs cannot be read back from the device to count the correct rankings.
+///
+/// `bounds` (a Bellman fine-tune's, Q-distance only) caps each regression
+/// target: the target of sample `i`'s own output becomes
+/// `min(k − 1, back[i])`, that of its next move `min(k + 1, forward[i])`.
 pub fn loss(
     model: &ModelSection,
     outputs: Tensor<2>,
     batch: Batch,
+    bounds: Option<&Bounds>,
     device: &Device,
 ) -> Result<(Tensor<1>, u64), LearnError> {
     let Batch { labels, depths, forward, legal, .. } = batch;
@@ -54,9 +60,18 @@ pub fn loss(
         .count() as u64;
     let y = Tensor::<2, Int>::from_data(TensorData::new(labels, [n, 1]), device);
     let loss = match model.kind {
-        OracleKind::Policy => log_softmax(outputs, 1).gather(1, y).mean().neg(),
+        OracleKind::Policy => {
+            debug_assert!(bounds.is_none(), "the config refuses Bellman targets for a policy");
+            log_softmax(outputs, 1).gather(1, y).mean().neg()
+        }
         OracleKind::QDistance => {
-            let t = targets(OracleKind::QDistance, depths, device);
+            let cap = |t: f32, i: usize, side: fn(&Bounds) -> &[f32]| bounds.map_or(t, |b| t.min(side(b)[i]));
+            let t: Vec<f32> = depths
+                .iter()
+                .enumerate()
+                .map(|(i, &d)| cap(target(OracleKind::QDistance, d), i, |b| &b.back))
+                .collect();
+            let t = Tensor::<2>::from_data(TensorData::new(t, [n, 1]), device);
             let back = regression(model.loss(), outputs.clone().gather(1, y), t);
             if !model.forward_targets() {
                 return Ok((back.mean(), correct));
@@ -66,14 +81,18 @@ pub fn loss(
             let present: Vec<f32> = forward.iter().map(|&f| f32::from(u8::from(f >= 0))).collect();
             let weight = present.iter().sum::<f32>();
             let cols: Vec<i64> = forward.iter().map(|&f| f.max(0)).collect();
-            let tf: Vec<f32> = depths.iter().map(|&d| f32::from(d) + 1.0).collect();
+            let tf: Vec<f32> =
+                depths.iter().enumerate().map(|(i, &d)| cap(f32::from(d) + 1.0, i, |b| &b.forward)).collect();
             let cols = Tensor::<2, Int>::from_data(TensorData::new(cols, [n, 1]), device);
             let mask = Tensor::<2>::from_data(TensorData::new(present, [n, 1]), device);
             let tf = Tensor::<2>::from_data(TensorData::new(tf, [n, 1]), device);
             let fwd = regression(model.loss(), outputs.gather(1, cols), tf) * mask;
             (back.sum() + fwd.sum()) / (n as f32 + weight)
         }
-        OracleKind::Value => regression(model.loss(), outputs, targets(OracleKind::Value, depths, device)).mean(),
+        OracleKind::Value => {
+            debug_assert!(bounds.is_none(), "the config refuses Bellman targets for a value network");
+            regression(model.loss(), outputs, targets(OracleKind::Value, depths, device)).mean()
+        }
     };
     Ok((loss, correct))
 }
@@ -160,6 +179,36 @@ mod tests {
             labels,
             depths,
         }
+    }
+
+    fn loss_of(outputs: Vec<f32>, batch: Batch, bounds: Option<&Bounds>) -> f32 {
+        let device = crate::learn::backend::device(crate::learn::config::DeviceKind::Cpu).unwrap();
+        let model: ModelSection = toml::from_str(
+            "kind = \"q-distance\"\nencoding = \"one-hot\"\nhidden = [4]\nresidual_blocks = 0\nnorm = \"none\"",
+        )
+        .unwrap();
+        let n = batch.len();
+        let outputs = Tensor::<2>::from_data(TensorData::new(outputs, [n, 2]), &device);
+        loss(&model, outputs, batch, bounds, &device).unwrap().0.into_scalar::<f32>()
+    }
+
+    #[test]
+    fn bellman_bounds_cap_the_q_targets() {
+        // Two samples of one walk, at steps 3 and 4; the walk went on from
+        // the first by the move whose inverse is output 1.
+        let mut set = batch(vec![0, 1], vec![3, 4]);
+        set.forward = vec![1, -1];
+        let q = vec![1.0, 2.0, 0.0, 5.0];
+        // Walk targets: 2 on output 0 of row 0, 3 on output 1 of row 1, and
+        // 4 on output 1 of row 0: (1 + 4 + 4) / 3 samples' targets.
+        assert!((loss_of(q.clone(), set.clone(), None) - 3.0).abs() < 1e-6);
+        // Bounds lower two of them (to 1.5 and 2.5); an infinite one leaves
+        // its target alone: (0.25 + 4 + 0.25) / 3.
+        let b = Bounds { back: vec![1.5, f32::INFINITY], forward: vec![2.5, f32::INFINITY] };
+        assert!((loss_of(q.clone(), set.clone(), Some(&b)) - 1.5).abs() < 1e-6);
+        // A bound above the walk's distance changes nothing.
+        let b = Bounds { back: vec![9.0, 9.0], forward: vec![9.0, 9.0] };
+        assert!((loss_of(q, set, Some(&b)) - 3.0).abs() < 1e-6);
     }
 
     #[test]

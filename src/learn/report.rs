@@ -78,6 +78,7 @@ impl Meta {
         moves: usize,
         resumed: bool,
         start_step: u64,
+        start: Option<&super::finetune::Start>,
     ) -> Self {
         let versions: serde_json::Map<String, serde_json::Value> =
             dependency_versions().into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
@@ -107,6 +108,18 @@ impl Meta {
             "leg_resumed": resumed,
             "leg_started_at_step": start_step,
         });
+        let mut value = value;
+        let macs = forward_macs(&cfg.model, inputs, cfg.model.kind.outputs(moves)) as f64;
+        value["flops_per_sample"] = json!(super::finetune::flops_per_mac(cfg.finetune.as_ref()) * macs);
+        if let (Some(f), Some(start)) = (&cfg.finetune, start) {
+            value["finetune"] = json!({
+                "from": f.from,
+                "targets": f.targets.name(),
+                "start_checkpoint": start.checkpoint.strip_prefix(cfg.run_dir()).unwrap_or(&start.checkpoint),
+                "start_step": start.state.step,
+                "start_samples": start.state.samples,
+            });
+        }
         Self { value }
     }
 

@@ -16,9 +16,10 @@ use super::model::load_model;
 use super::report;
 use crate::csvlog::{Col, CsvLog};
 use crate::learn::backend;
-use crate::learn::config::{DeviceKind, Matmul, ModelSection, Schedule, TrainConfig};
+use crate::learn::config::{DeviceKind, FinetuneTargets, Matmul, ModelSection, Schedule, TrainConfig};
 use crate::learn::data::{self, Batch, BatchSpec, BatchStream};
 use crate::learn::error::LearnError;
+use crate::learn::finetune;
 use crate::learn::model::{OracleNet, forward_macs, parameter_count};
 use crate::learn::objective;
 use crate::puzzle::Puzzle;
@@ -307,6 +308,17 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     }
     drop(model.valid());
     drop(init_guard);
+    // A fine-tune starts from its source's weights (copied into `init/`).
+    let start = cfg.finetune.as_ref().map(|f| finetune::start(cfg, f, &dir, resumed)).transpose()?;
+    if let (Some(start), false) = (&start, resumed) {
+        let what = format!("loading the starting weights from {}", start.checkpoint.display());
+        model = load_model(model, start.model.clone(), &what)?;
+        eprintln!("fine-tuning from {} (step {})", start.checkpoint.display(), start.state.step);
+    }
+    let mut bellman = match cfg.finetune.as_ref().map(|f| f.targets) {
+        Some(FinetuneTargets::Bellman) => Some(finetune::Bellman::load(cfg, &dir)?),
+        Some(FinetuneTargets::Walk) | None => None,
+    };
     let mut optim = optimizer(cfg);
     let ckpt_dir = dir.join("checkpoints");
     let mut state = LoopState {
@@ -354,7 +366,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     let mut kl_log = kl_log.transpose()?;
 
     let stop_at = opts.max_steps_this_leg.map_or(total, |n| (state.step + n).min(total));
-    let meta = report::Meta::new(cfg, opts, inputs, moves, resumed, state.step);
+    let meta = report::Meta::new(cfg, opts, inputs, moves, resumed, state.step, start.as_ref());
     meta.write(&dir, &state, false)?;
 
     let bar = progress_bar(opts.progress, total, state.step);
@@ -374,7 +386,9 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         let lr = learning_rate(cfg, state.step);
         let batch = stream.next_batch();
         let n = batch.len();
-        let (m, loss, correct) = train_step(model, &mut optim, lr, batch, &cfg.model, inputs, &train_device)?;
+        let bounds = bellman.as_mut().map(|b| b.bounds(&batch)).transpose()?;
+        let (m, loss, correct) =
+            train_step(model, &mut optim, lr, batch, bounds.as_ref(), &cfg.model, inputs, &train_device)?;
         model = m;
         state.step += 1;
         state.next_batch += 1;
@@ -509,13 +523,14 @@ fn open_log(dir: &Path, file: &str, header: &[&str], resume_at: Option<LogEnd>, 
 
 fn check_same_run(cfg: &TrainConfig, config_path: &Path) -> Result<()> {
     let saved = TrainConfig::load(config_path)?;
-    let sections: [(&str, bool); 6] = [
+    let sections: [(&str, bool); 7] = [
         ("run", saved.run == cfg.run),
         ("puzzle", saved.puzzle == cfg.puzzle),
         ("data", saved.data == cfg.data),
         ("model", saved.model == cfg.model),
         ("optim", saved.optim == cfg.optim),
         ("backend", saved.backend.device == cfg.backend.device),
+        ("finetune", saved.finetune == cfg.finetune),
     ];
     if let Some(&(section, _)) = sections.iter().find(|(_, same)| !same) {
         return Err(LearnError::ConfigChanged { dir: cfg.run_dir(), section, saved: config_path.to_path_buf() });
@@ -545,7 +560,8 @@ fn save_checkpoint(
 }
 
 /// One optimisation step; returns the updated model, the batch loss and the
-/// number of correctly ranked samples (the kind's rule, [`objective`]). It
+/// number of correctly ranked samples (the kind's rule, [`objective`]),
+/// with the targets capped by `bounds` where a Bellman fine-tune gives them. It
 /// reads the loss back from the device, so each call ends in a
 /// synchronisation (the throughput benchmark `benches/gpu_throughput.rs`
 /// times this same function).
@@ -554,6 +570,7 @@ pub fn train_step(
     optim: &mut ModuleOptimizer,
     lr: f64,
     batch: Batch,
+    bounds: Option<&finetune::Bounds>,
     model_cfg: &ModelSection,
     inputs: usize,
     device: &Device,
@@ -561,7 +578,7 @@ pub fn train_step(
     let n = batch.len();
     let mut batch = batch;
     let x = Tensor::<2>::from_data(TensorData::new(std::mem::take(&mut batch.inputs), [n, inputs]), device);
-    let (loss, correct) = objective::loss(model_cfg, model.forward(x), batch, device)?;
+    let (loss, correct) = objective::loss(model_cfg, model.forward(x), batch, bounds, device)?;
     let loss_value = f64::from(loss.clone().detach().into_scalar::<f32>());
     let grads = GradientsParams::from_grads(loss.backward(), &model);
     Ok((optim.step(lr, model, grads), loss_value, correct))

@@ -110,6 +110,17 @@ impl OracleKind {
         }
     }
 
+    /// Whether the kind can be fine-tuned on Bellman targets
+    /// (`finetune.targets = "bellman"`): its outputs are the distances of
+    /// the children, so one forward of a child bounds its parent's output.
+    #[must_use]
+    pub fn has_bellman_targets(self) -> bool {
+        match self {
+            Self::QDistance => true,
+            Self::Policy | Self::Value => false,
+        }
+    }
+
     /// The regression target of a sample at walk step `depth` (the output
     /// of its own move for a Q network, the one output of a value network);
     /// `None` for a policy, which learns the move itself.

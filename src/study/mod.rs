@@ -242,6 +242,13 @@ impl Study {
         let base_path = path.parent().unwrap_or(Path::new(".")).join(&s.base);
         let base =
             TrainConfig::load(&base_path).map_err(|e| bad(format!("study.base {}: {e}", base_path.display())))?;
+        if let Some(f) = &base.finetune {
+            return Err(bad(format!(
+                "study.base {} has a [finetune] section (from {}); a study's points start from random weights",
+                base_path.display(),
+                f.from.display()
+            )));
+        }
         let budgets: Vec<Budget> = match (&s.samples, &s.flops) {
             (Some(d), None) => d.iter().map(|&v| Budget::Samples(v)).collect(),
             (None, Some(c)) => c.iter().map(|&v| Budget::Flops(v)).collect(),

@@ -18,6 +18,8 @@ mod cube2;
 mod cube3;
 mod cube3_optimal;
 #[cfg(feature = "learn")]
+mod finetune;
+#[cfg(feature = "learn")]
 mod fuzz;
 mod games;
 mod heuristics;
