@@ -117,7 +117,7 @@ fn run(a: &Args) -> anyhow::Result<()> {
     for i in 0..a.warmup + a.steps {
         let t = Instant::now();
         let (m, loss, _) =
-            train_step(model, &mut optim, cfg.optim.lr, host[i % host.len()].clone(), None, &cfg.model, inputs, &dev)?;
+            train_step(model, &mut optim, cfg.optim.lr, host[i % host.len()].clone(), None, &cfg.model, &dev)?;
         model = m;
         last_loss = loss;
         if i >= a.warmup {

@@ -387,8 +387,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         let batch = stream.next_batch();
         let n = batch.len();
         let bounds = bellman.as_mut().map(|b| b.bounds(&batch)).transpose()?;
-        let (m, loss, correct) =
-            train_step(model, &mut optim, lr, batch, bounds.as_ref(), &cfg.model, inputs, &train_device)?;
+        let (m, loss, correct) = train_step(model, &mut optim, lr, batch, bounds.as_ref(), &cfg.model, &train_device)?;
         model = m;
         state.step += 1;
         state.next_batch += 1;
@@ -572,10 +571,10 @@ pub fn train_step(
     batch: Batch,
     bounds: Option<&finetune::Bounds>,
     model_cfg: &ModelSection,
-    inputs: usize,
     device: &Device,
 ) -> Result<(OracleNet, f64, u64)> {
     let n = batch.len();
+    let inputs = batch.inputs.len() / n.max(1);
     let mut batch = batch;
     let x = Tensor::<2>::from_data(TensorData::new(std::mem::take(&mut batch.inputs), [n, inputs]), device);
     let (loss, correct) = objective::loss(model_cfg, model.forward(x), batch, bounds, device)?;

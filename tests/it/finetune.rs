@@ -66,7 +66,7 @@ fn bellman_targets_of_an_exact_start_are_the_true_distances() {
     };
     let batch = data::make_batch(&p, &spec, 0).unwrap();
     let mut states = Vec::new();
-    data::for_each_sample(&p, &spec, 0, |s, _, _| states.push(s.clone())).unwrap();
+    data::for_each_sample(&p, &spec, 0, |s, _, _| states.push(*s)).unwrap();
     // The exact Q of every sample: output m is the distance of the state
     // undoing m reaches (a large number where m cannot be undone).
     let moves = p.num_moves();
@@ -74,7 +74,7 @@ fn bellman_targets_of_an_exact_start_are_the_true_distances() {
     for (j, s) in states.iter().enumerate() {
         for m in 0..moves as MoveId {
             if p.is_applicable(s, p.inverse(m)) {
-                let mut c = s.clone();
+                let mut c = *s;
                 p.undo(&mut c, m);
                 q[j * moves + usize::from(m)] = dist(&c);
             }
@@ -85,7 +85,7 @@ fn bellman_targets_of_an_exact_start_are_the_true_distances() {
     let (mut shorter, mut bounded) = (0, 0);
     for (i, s) in states.iter().enumerate() {
         let k = f32::from(batch.depths[i]);
-        let mut child = s.clone();
+        let mut child = *s;
         p.undo(&mut child, batch.labels[i] as MoveId);
         if b.back[i].is_finite() {
             // min(walk distance, one exact Bellman step) is the child's distance.
