@@ -8,11 +8,14 @@ harder ones. Reads the instances.csv files of `solve` sweeps.
 Every instances.csv under RUN/solve/ is read, or only RUN/instances.csv
 when RUN is one solve folder (runs/x/solve/LABEL: use that form when a run
 holds evaluations of different checkpoints); prints the instances solved by
-both, their mean length under each search and the optimal mean, and the
-counts solved by only one.
+both, their mean length under each search and the optimal mean, the paired
+difference (second minus first) with its 95% interval (1.96 standard
+errors of the per-instance differences), how many instances each search
+solved shorter, and the counts solved by only one.
 """
 import csv
 import glob
+import math
 import sys
 
 
@@ -38,3 +41,8 @@ if not both:
 mean = lambda d, k: sum(d[i][k] for i in both) / len(both)
 print(f"solved by both: {len(both)}; mean length {mean(a, 0):.2f} / {mean(b, 0):.2f}; optimal {mean(a, 1):.2f}; "
       f"only the first: {len(set(a) - set(b))}, only the second: {len(set(b) - set(a))}")
+d = [b[i][0] - a[i][0] for i in both]
+m = sum(d) / len(d)
+half = 1.96 * math.sqrt(sum((x - m) ** 2 for x in d) / (len(d) - 1) / len(d)) if len(d) > 1 else float("nan")
+print(f"paired difference (second - first): {m:+.3f} +- {half:.3f} QTM; shorter under the first: "
+      f"{sum(x > 0 for x in d)}, under the second: {sum(x < 0 for x in d)}, equal: {sum(x == 0 for x in d)}")

@@ -1,42 +1,58 @@
 #!/usr/bin/env bash
-# The width law of a run on the first 100 DeepCubeA cubes, one solve folder
-# per width (and, from 2^16 on, per piece of the cubes), each a separate
-# `solve` that is skipped once its folder is finished; a killed piece is
-# kept as <label>.interrupted and run again. Then the merged table and fit.
+# The width law of a run on DeepCubeA's cubes: one solve folder per width
+# and piece of the cubes, each a separate `solve` that is skipped once its
+# folder is finished; a killed piece is kept as <label>.interrupted and run
+# again. Then the merged table and fit.
 #
-#   bash benches/width_law.sh                   # reference v2 (runs/cube3-q-long), widths 2^13..2^18
+#   bash benches/width_law.sh                   # reference v2 (runs/cube3-q-long), widths 2^13..2^18, first 100 cubes
 #   RUN=runs/reference-cube3 FROM=10 TO=14 bash benches/width_law.sh
+#   SET=deepcubea FROM=13 TO=14 bash benches/width_law.sh     # all 1000 cubes, in pieces of 100
 #   PYTHON=target/nbenv/bin/python bash benches/width_law.sh   # with the figure (matplotlib)
 #
-# Widths up to 2^12 on these cubes come from the 1000-cube sweeps already in
-# the run (their first 100 rows); `benches/width_law.py` merges everything.
-# One search at 2^15 takes about 30 s on one Zen 4 core, and doubles with
-# each width: run it with `nice` in the background.
+# SET=deepcubea-100 (the default): the first 100 cubes, one piece per width
+# up to 2^15, then 2^(k-15) pieces of consecutive cubes (a, b at 2^16; a..d
+# at 2^17; a..h at 2^18). Widths up to 2^12 on these cubes come from the
+# 1000-cube sweeps already in the run (their first 100 rows).
+# SET=deepcubea: all 1000 cubes, ten pieces of 100 (labels
+# deepcubea-p0-w13 .. deepcubea-p9-w13), twice as many per doubling from
+# 2^15 on. `benches/width_law.py` merges everything. One search at 2^15
+# takes about 30 s on one Zen 4 core, and doubles with each width: run it
+# with `nice` in the background.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUN=${RUN:-runs/cube3-q-long}
 FROM=${FROM:-13}
 TO=${TO:-18}
+SET=${SET:-deepcubea-100}
 SOLVE=${SOLVE:-target/release/solve}
+case "$SET" in
+  deepcubea-100) cubes=100 ;;
+  deepcubea) cubes=1000 ;;
+  *) echo "SET must be deepcubea-100 or deepcubea, not '$SET'" >&2; exit 2 ;;
+esac
 [ -x "$SOLVE" ] || cargo build --release --bin solve
 sets=$(mktemp -d)
 trap 'rm -rf "$sets"' EXIT
 tsv=data/cube3-deepcubea-test-1000.tsv
 letters=(a b c d e f g h)
 finished() { grep -qx 'state = complete' "$RUN/solve/$1/.cube-oracle-output" 2>/dev/null; }
-# From 2^16 on, width 2^k is cut into 2^(k-15) pieces of consecutive cubes
-# (a, b at 2^16; a..d at 2^17; a..h at 2^18), each well under an hour.
 piece_set() { # piece_set <pieces> <index> -> path of a TSV with that piece's cubes
   local n=$1 i=$2 from to
-  from=$((i * 100 / n + 2))
-  to=$(((i + 1) * 100 / n + 1))
-  local out="$sets/deepcubea-100-$n-$i.tsv"
+  from=$((i * cubes / n + 2))
+  to=$(((i + 1) * cubes / n + 1))
+  local out="$sets/$SET-$n-$i.tsv"
   (head -1 $tsv; sed -n "${from},${to}p" $tsv) > "$out"
   echo "$out"
 }
 
 for k in $(seq "$FROM" "$TO"); do
-  if [ "$k" -lt 16 ]; then
+  if [ "$SET" = deepcubea ]; then
+    n=$((k < 15 ? 10 : 10 << (k - 14)))
+    for ((i = 0; i < n; i++)); do
+      label=deepcubea-p$i-w$k
+      finished "$label" || "$SOLVE" --run "$RUN" --testset "$(piece_set "$n" "$i")" --beam-log2 "$k" --label "$label"
+    done
+  elif [ "$k" -lt 16 ]; then
     label=deepcubea-100-w$k
     finished "$label" || "$SOLVE" --run "$RUN" --testset deepcubea-100 --beam-log2 "$k" --label "$label"
   else
@@ -47,9 +63,17 @@ for k in $(seq "$FROM" "$TO"); do
     done
   fi
 done
-# Every finished plain sweep of the run (no -nodedup or -sym variants).
+# Every finished plain sweep of the run for the set (no -nodedup or -sym
+# variants): the 1000-cube sweeps and the set's own pieces.
+if [ "$SET" = deepcubea ]; then
+  globs=("$RUN"/solve/deepcubea-w* "$RUN"/solve/deepcubea-p*-w*)
+  ids=0..999
+else
+  globs=("$RUN"/solve/deepcubea-w* "$RUN"/solve/deepcubea-100-w* "$RUN"/solve/deepcubea-100[a-h]-w*)
+  ids=0..99
+fi
 pieces=()
-for dir in "$RUN"/solve/deepcubea-w* "$RUN"/solve/deepcubea-100-w* "$RUN"/solve/deepcubea-100[a-h]-w*; do
+for dir in "${globs[@]}"; do
   name=$(basename "$dir")
   case "$name" in *nodedup* | *-sym* | *.interrupted*) continue ;; esac
   if [ -f "$dir/.cube-oracle-output" ] && ! finished "$name"; then continue; fi
@@ -58,5 +82,5 @@ done
 # With matplotlib (the notebooks' environment), also the figure beside the CSV.
 PY=${PYTHON:-python3}
 plot=()
-if "$PY" -c 'import matplotlib' 2>/dev/null; then plot=(--plot "$RUN/solve/width-law-deepcubea-100"); fi
-"$PY" benches/width_law.py --ids 0..99 --fit-from 10 --csv "$RUN/solve/width-law-deepcubea-100.csv" "${plot[@]}" "${pieces[@]}"
+if "$PY" -c 'import matplotlib' 2>/dev/null; then plot=(--plot "$RUN/solve/width-law-$SET"); fi
+"$PY" benches/width_law.py --ids "$ids" --fit-from 10 --csv "$RUN/solve/width-law-$SET.csv" "${plot[@]}" "${pieces[@]}"
