@@ -90,7 +90,7 @@ const MAX_CONFIG_BYTES: u64 = 1 << 20;
 /// a few hundred bytes).
 const MAX_META_BYTES: u64 = 16 << 20;
 
-/// The sections of a training config, every one required and no other.
+/// The sections every training config has.
 const CONFIG_SECTIONS: [&str; 7] = ["run", "puzzle", "data", "model", "optim", "train", "backend"];
 /// Sections a training config may have besides those.
 const OPTIONAL_SECTIONS: [&str; 1] = ["finetune"];
@@ -98,10 +98,10 @@ const OPTIONAL_SECTIONS: [&str; 1] = ["finetune"];
 /// Whether `dir` is a run that `train` made: its `config.toml` is a
 /// training config (TOML with the seven sections of
 /// `learn::config::TrainConfig`, `run.name`, `run.seed`, `puzzle.kind` and
-/// `model.hidden` among them, and no other but an optional `[finetune]`), beside either a `meta.json` that `train`
-/// wrote (JSON recording this crate's version under `crate_versions`) or,
-/// when that was lost, a checkpoint of this crate's format in
-/// `checkpoints/`. A folder of another tool's (a PyTorch project with its
+/// `model.hidden` among them, and no other but an optional `[finetune]`),
+/// beside either a `meta.json` that `train` wrote (JSON recording this
+/// crate's version under `crate_versions`) or, when that was lost, a
+/// checkpoint of this crate's format in `checkpoints/`. A folder of another tool's (a PyTorch project with its
 /// own `config.toml` and `checkpoints/`) is none.
 #[must_use]
 pub fn is_run(dir: &Path) -> bool {

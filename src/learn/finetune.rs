@@ -42,7 +42,7 @@ pub const INIT_DIR: &str = "init";
 pub struct Start {
     /// The starting checkpoint (in the run's `init/checkpoints/`).
     pub checkpoint: PathBuf,
-    /// Its model section (burn's record bytes).
+    /// Its model section (burn's record bytes; taken once loaded).
     pub model: Vec<u8>,
     /// The source run's loop state at that checkpoint.
     pub state: LoopState,
@@ -115,8 +115,7 @@ impl Bellman {
         let n = batch.len();
         let mut q = vec![0.0f32; n * self.outputs];
         self.start.predict(&batch.inputs, n, &mut q).map_err(|e| LearnError::Predictions(e.to_string()))?;
-        let at_goal: Vec<bool> =
-            batch.inputs.chunks_exact(self.inputs).take(n).map(|row| row == &self.goal[..]).collect();
+        let at_goal: Vec<bool> = batch.inputs.chunks_exact(self.inputs).map(|row| row == &self.goal[..]).collect();
         Ok(bounds(&q, self.outputs, batch, &at_goal))
     }
 }
@@ -126,26 +125,29 @@ impl Bellman {
 #[must_use]
 pub fn bounds(q: &[f32], outputs: usize, batch: &Batch, at_goal: &[bool]) -> Bounds {
     let n = batch.len();
-    let value = |j: usize| -> f32 {
-        if at_goal[j] {
-            return 0.0;
-        }
-        let row = &q[j * outputs..(j + 1) * outputs];
-        let legal = batch.legal[j];
-        let best = (0..outputs).filter(|&m| legal >> m & 1 == 1).map(|m| row[m]).fold(f32::INFINITY, f32::min);
-        1.0 + best.max(0.0)
-    };
+    // V₀ of every row, each a child of its neighbours.
+    let value: Vec<f32> = (0..n)
+        .map(|j| {
+            if at_goal[j] {
+                return 0.0;
+            }
+            let row = &q[j * outputs..(j + 1) * outputs];
+            let legal = batch.legal[j];
+            let best = (0..outputs).filter(|&m| legal >> m & 1 == 1).map(|m| row[m]).fold(f32::INFINITY, f32::min);
+            1.0 + best.max(0.0)
+        })
+        .collect();
     // Sample i − 1 is the state sample i's move was made from when the
     // walk went on from it (`forward[i − 1] >= 0`); the first step's is the goal.
     let back = (0..n)
         .map(|i| match batch.depths[i] {
             1 => 0.0,
-            _ if i > 0 && batch.forward[i - 1] >= 0 => value(i - 1),
+            _ if i > 0 && batch.forward[i - 1] >= 0 => value[i - 1],
             _ => f32::INFINITY,
         })
         .collect();
     let forward =
-        (0..n).map(|i| if batch.forward[i] >= 0 && i + 1 < n { value(i + 1) } else { f32::INFINITY }).collect();
+        (0..n).map(|i| if batch.forward[i] >= 0 && i + 1 < n { value[i + 1] } else { f32::INFINITY }).collect();
     Bounds { back, forward }
 }
 

@@ -82,7 +82,8 @@ impl Meta {
     ) -> Self {
         let versions: serde_json::Map<String, serde_json::Value> =
             dependency_versions().into_iter().map(|(k, v)| (k.to_string(), json!(v))).collect();
-        let value = json!({
+        let macs = forward_macs(&cfg.model, inputs, cfg.model.kind.outputs(moves));
+        let mut value = json!({
             "run": cfg.run.name,
             "git_revision": git_revision(),
             "command_line": opts.command_line,
@@ -102,15 +103,13 @@ impl Meta {
             "loss": cfg.model.loss().name(),
             "forward_targets": cfg.model.forward_targets(),
             "parameters": parameter_count(&cfg.model, inputs, cfg.model.kind.outputs(moves)),
-            "forward_macs_per_sample": forward_macs(&cfg.model, inputs, cfg.model.kind.outputs(moves)),
+            "forward_macs_per_sample": macs,
+            "flops_per_sample": super::finetune::flops_per_mac(cfg.finetune.as_ref()) * macs as f64,
             "total_steps": cfg.total_steps(),
             "leg_started_unix": unix_now(),
             "leg_resumed": resumed,
             "leg_started_at_step": start_step,
         });
-        let mut value = value;
-        let macs = forward_macs(&cfg.model, inputs, cfg.model.kind.outputs(moves)) as f64;
-        value["flops_per_sample"] = json!(super::finetune::flops_per_mac(cfg.finetune.as_ref()) * macs);
         if let (Some(f), Some(start)) = (&cfg.finetune, start) {
             value["finetune"] = json!({
                 "from": f.from,

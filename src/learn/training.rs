@@ -309,10 +309,10 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     drop(model.valid());
     drop(init_guard);
     // A fine-tune starts from its source's weights (copied into `init/`).
-    let start = cfg.finetune.as_ref().map(|f| finetune::start(cfg, f, &dir, resumed)).transpose()?;
-    if let (Some(start), false) = (&start, resumed) {
+    let mut start = cfg.finetune.as_ref().map(|f| finetune::start(cfg, f, &dir, resumed)).transpose()?;
+    if let (Some(start), false) = (start.as_mut(), resumed) {
         let what = format!("loading the starting weights from {}", start.checkpoint.display());
-        model = load_model(model, start.model.clone(), &what)?;
+        model = load_model(model, std::mem::take(&mut start.model), &what)?;
         eprintln!("fine-tuning from {} (step {})", start.checkpoint.display(), start.state.step);
     }
     let mut bellman = match cfg.finetune.as_ref().map(|f| f.targets) {
