@@ -2,7 +2,7 @@
 //! `solve` uses (`NetOracle::predict`: host rows in, scores out), at
 //! beam-sized batches, with f32 or bf16 products.
 //!
-//! `cargo bench --bench inference -- --run runs/cube3-q-long [--matmul f32|bf16]
+//! `cargo bench --bench inference -- --run runs/cube3-q-long [--matmul f32|bf16|int8]
 //! [--batches 1024,4096,16384,65536] [--seconds 3]`
 //!
 //! Rows are one-hot cube-like encodings (each block of 6 inputs holds one 1,
@@ -48,7 +48,8 @@ fn parse_args() -> Result<Args, String> {
                 a.matmul = match value.as_str() {
                     "f32" => Matmul::F32,
                     "bf16" => Matmul::Bf16,
-                    other => return Err(format!("--matmul {other}: expected f32 or bf16")),
+                    "int8" => Matmul::Int8,
+                    other => return Err(format!("--matmul {other}: expected f32, bf16 or int8")),
                 }
             }
             "--batches" => {

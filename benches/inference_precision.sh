@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# Oracle inference with f32 against bf16 products (`solve --matmul`), side
-# by side: the shipped reference v2 (runs/cube3-q-long) on the first 100
+# Oracle inference with f32 against bf16 or int8 products (`solve
+# --matmul`; LOW picks which, bf16 by default), side by side: the shipped reference v2 (runs/cube3-q-long) on the first 100
 # DeepCubeA cubes, one process per piece, --jobs 1, RAYON_NUM_THREADS as
 # the caller left it. Each width runs the two halves of the set in the
-# order f32 A, bf16 A, bf16 B, f32 B (A = cubes 0..49, B = 50..99), so that
+# order f32 A, LOW A, LOW B, f32 B (A = cubes 0..49, B = 50..99), so that
 # both variants see the same drift in the machine's load. Then per width
 # and variant: seconds per search, mean length with its 95% interval
 # (1.96 standard errors), % optimal, and the paired length difference.
 #
 #   bash benches/inference_precision.sh                  # widths 2^10 and 2^12
 #   WIDTHS="10" bash benches/inference_precision.sh      # 2^10 only
+#   LOW=int8 bash benches/inference_precision.sh         # f32 against int8
 #   OUT=/tmp/ip bash benches/inference_precision.sh > benches/results/inference-precision-<cpu>-<date>.txt
 #
 # Every solve writes under $OUT (default: a fresh temporary folder), never
@@ -18,6 +19,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUN=${RUN:-runs/cube3-q-long}
 WIDTHS=${WIDTHS:-10 12}
+LOW=${LOW:-bf16}
+case "$LOW" in bf16 | int8) ;; *) echo "LOW must be bf16 or int8, not '$LOW'" >&2; exit 2 ;; esac
 SOLVE=${SOLVE:-target/release/solve}
 OUT=${OUT:-$(mktemp -d)}
 [ -x "$SOLVE" ] || cargo build --release --bin solve
@@ -26,7 +29,7 @@ tsv=data/cube3-deepcubea-test-1000.tsv
 (head -1 $tsv; sed -n 2,51p $tsv) > "$OUT/a.tsv"
 (head -1 $tsv; sed -n 52,101p $tsv) > "$OUT/b.tsv"
 
-echo "# solve --matmul f32 | bf16: $RUN on deepcubea-100, --jobs 1, widths 2^{${WIDTHS// /,}}"
+echo "# solve --matmul f32 | $LOW: $RUN on deepcubea-100, --jobs 1, widths 2^{${WIDTHS// /,}}"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), git $(git rev-parse --short HEAD 2>/dev/null || echo '?') (with uncommitted changes: $(git status --porcelain 2>/dev/null | grep -c . || true) files)"
 grep -m1 'model name' /proc/cpuinfo
 grep -m1 '^cpu family' /proc/cpuinfo
@@ -39,7 +42,7 @@ echo "# logical cores: $(nproc), RAYON_NUM_THREADS=${RAYON_NUM_THREADS:-unset}, 
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 for k in $WIDTHS; do
-  for step in "f32 a" "bf16 a" "bf16 b" "f32 b"; do
+  for step in "f32 a" "$LOW a" "$LOW b" "f32 b"; do
     set -- $step
     m=$1 half=$2
     label=w$k-$m-$half
@@ -47,15 +50,15 @@ for k in $WIDTHS; do
     "$SOLVE" beam --run "$RUN" --testset "$OUT/$half.tsv" --beam-log2 "$k" --matmul "$m" --jobs 1 \
       --out "$OUT" --label "$label" --overwrite 2> "$OUT/$label.err" > "$OUT/$label.out"
     end=$(date +%s.%N)
-    kernel=$(grep -m1 '^bf16 products on' "$OUT/$label.err" || echo "f32 products (burn flex GEMM)")
+    kernel=$(grep -m1 -E '^(bf16|int8) products on' "$OUT/$label.err" || echo "f32 products")
     printf '# ran %-14s %7.1f s wall, load %s; %s\n' "$label" "$(echo "$end - $start" | bc)" \
       "$(cut -d' ' -f1 /proc/loadavg)" "$kernel"
   done
 done
 
-python3 - "$OUT" $WIDTHS <<'EOF'
+python3 - "$OUT" "$LOW" $WIDTHS <<'EOF'
 import csv, math, sys
-out, widths = sys.argv[1], [int(k) for k in sys.argv[2:]]
+out, low, widths = sys.argv[1], sys.argv[2], [int(k) for k in sys.argv[3:]]
 
 def rows(label):
     return list(csv.DictReader(open(f"{out}/{label}/instances.csv")))
@@ -73,7 +76,7 @@ print()
 print("width  matmul  n    s/search  (half A, half B)   solved%  mean length  95% CI          optimal%  summary matmul")
 per = {}
 for k in widths:
-    for m in ("f32", "bf16"):
+    for m in ("f32", low):
         rs, halves, tags = [], [], set()
         for h in ("a", "b"):
             label = f"w{k}-{m}-{h}"
@@ -92,9 +95,9 @@ for k in widths:
               f"{100 * len(solved) / n:6.1f}  {mean:11.3f}  [{mean - ci:.3f}, {mean + ci:.3f}]  "
               f"{100 * len(opt) / n:7.1f}  {','.join(sorted(tags))}")
 print()
-print("width  bf16/f32 time  paired length difference bf16 - f32 (95% CI)  same length  same solution")
+print(f"width  {low}/f32 time  paired length difference {low} - f32 (95% CI)  same length  same solution")
 for k in widths:
-    a, b = per[(k, "f32")], per[(k, "bf16")]
+    a, b = per[(k, "f32")], per[(k, low)]
     ids = sorted(set(a) & set(b), key=int)
     both = [i for i in ids if a[i]["status"] == "solved" and b[i]["status"] == "solved"]
     d = [float(b[i]["length"]) - float(a[i]["length"]) for i in both]

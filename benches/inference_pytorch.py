@@ -1,17 +1,21 @@
 """PyTorch twin of benches/inference.rs: the network of a run's config.toml
 (built as benches/gpu_throughput.py builds it, in eval mode), forward passes
-of beam-sized batches on the CPU, f32 or bf16 autocast, CUBE_ORACLE_THREADS
+of beam-sized batches on the CPU, f32, bf16 autocast, or PyTorch's dynamic
+int8 quantisation of every linear layer (`quantize_dynamic`, the x86
+engine; int8 weights per tensor, activations quantised per batch),
+CUBE_ORACLE_THREADS
 threads (default 2), results copied back to host memory as
 `solve` reads its scores.
 
     python3 benches/inference_pytorch.py --run runs/cube3-q-long \
-        [--precision f32|bf16-amp] [--batches 1024,4096,16384,65536] [--seconds 3]
+        [--precision f32|bf16-amp|int8-dynamic] [--batches 1024,4096,16384,65536] [--seconds 3]
 """
 import argparse
 import os
 import sys
 import time
 import tomllib
+import warnings
 
 import torch
 
@@ -24,7 +28,7 @@ KINDS = {"policy": None, "q-distance": None, "value": 1}
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--run", default="runs/cube3-q-long")
-    ap.add_argument("--precision", default="f32", choices=["f32", "bf16-amp"])
+    ap.add_argument("--precision", default="f32", choices=["f32", "bf16-amp", "int8-dynamic"])
     ap.add_argument("--batches", default="1024,4096,16384,65536")
     ap.add_argument("--seconds", type=float, default=3.0)
     a = ap.parse_args()
@@ -39,6 +43,10 @@ def main():
     params = sum(p.numel() for p in net.parameters())
     flops = 2 * macs(model_cfg, inputs, outputs)
     amp = a.precision == "bf16-amp"
+    if a.precision == "int8-dynamic":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the API is deprecated, still the one PyTorch ships
+            net = torch.ao.quantization.quantize_dynamic(net, {torch.nn.Linear}, dtype=torch.qint8)
     print("framework\tmatmul\tparams\tbatch\tstates_per_s\tgflops")
     for batch in [int(b) for b in a.batches.split(",")]:
         i = torch.arange(batch * inputs)
@@ -51,7 +59,7 @@ def main():
                 net(x).float().numpy()
                 reps += 1
             rate = reps * batch / (time.perf_counter() - t)
-        name = "bf16" if amp else "f32"
+        name = {"f32": "f32", "bf16-amp": "bf16", "int8-dynamic": "int8"}[a.precision]
         print(f"pytorch\t{name}\t{params}\t{batch}\t{rate:.0f}\t{rate * flops / 1e9:.1f}")
 
 

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Oracle inference, cube-oracle (the path `solve` uses: the compiled network
-# for f32, burn with bf16 products) against PyTorch on the same network and
-# machine, at beam-sized batches, f32 against f32 and bf16 products against
-# PyTorch's bf16 autocast, alternating ROUNDS times. MATMULS="f32" skips bf16.
+# for f32 and int8, burn with bf16 products) against PyTorch on the same
+# network and machine, at beam-sized batches, f32 against f32, bf16
+# products against PyTorch's bf16 autocast and int8 products against
+# PyTorch's dynamic int8 quantisation, alternating ROUNDS times. MATMULS="f32" skips bf16;
+# MATMULS="f32 int8" adds the integer products.
 #
 #   PYTHON=/path/to/python-with-torch bash benches/inference_vs_pytorch.sh [RUN] [ROUNDS]
 #
-# Prints the CPU, every measurement, and per batch and precision the median
-# states/s of each framework and their ratio (burn / PyTorch).
+# Prints the CPU, every measurement, per batch and precision the median
+# states/s of each framework and their ratio (ours / PyTorch), and each of
+# ours against PyTorch's single best median (any batch; f32 or bf16
+# autocast, the target's peer, and then any precision, int8 included).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -23,7 +27,7 @@ cargo bench --bench inference --no-run >/dev/null 2>&1
 out=$(mktemp)
 for r in $(seq "$ROUNDS"); do
   for m in ${MATMULS:-f32 bf16}; do
-    p=f32; [ "$m" = bf16 ] && p=bf16-amp
+    case "$m" in f32) p=f32 ;; bf16) p=bf16-amp ;; int8) p=int8-dynamic ;; *) echo "MATMULS: f32, bf16 or int8, not '$m'" >&2; exit 2 ;; esac
     cargo bench --bench inference -- --run "$RUN" --matmul "$m" --batches "$BATCHES" --seconds "$SECONDS_EACH" 2>/dev/null | tail -n +2 >>"$out"
     CUBE_ORACLE_THREADS=${CUBE_ORACLE_THREADS:-2} "$PYTHON" benches/inference_pytorch.py --run "$RUN" --precision "$p" --batches "$BATCHES" --seconds "$SECONDS_EACH" | tail -n +2 >>"$out"
   done
@@ -36,9 +40,19 @@ rows = [l.split("\t") for l in open(sys.argv[1]) if l.strip()]
 med = {}
 for fw, mm, _, b, rate, _ in rows:
     med.setdefault((mm, int(b), fw.split("/")[0]), []).append(float(rate))
+peer = {"f32": "f32", "bf16": "bf16", "int8": "int8"}
 print("\nmatmul\tbatch\tours_states_per_s\tpytorch_states_per_s\tours/pytorch")
-for (mm, b) in sorted({(k[0], k[1]) for k in med}):
-    bu, pt = statistics.median(med.get((mm, b, "cube-oracle"), [float("nan")])), statistics.median(med.get((mm, b, "pytorch"), [float("nan")]))
+ours = sorted({(k[0], k[1]) for k in med if k[2] == "cube-oracle"})
+for (mm, b) in ours:
+    bu = statistics.median(med[(mm, b, "cube-oracle")])
+    pt = statistics.median(med.get((peer.get(mm, mm), b, "pytorch"), [float("nan")]))
     print(f"{mm}\t{b}\t{bu:.0f}\t{pt:.0f}\t{bu / pt:.2f}")
+for label, kinds in (("f32 or bf16 autocast", ("f32", "bf16")), ("any precision", ("f32", "bf16", "int8"))):
+    best = max(((statistics.median(v), k[0], k[1]) for k, v in med.items() if k[2] == "pytorch" and k[0] in kinds), default=None)
+    if best:
+        print(f"\npytorch best, {label}: {best[0]:.0f} states/s ({best[1]}, batch {best[2]})")
+        print("matmul\tbatch\tours/pytorch_best")
+        for (mm, b) in ours:
+            print(f"{mm}\t{b}\t{statistics.median(med[(mm, b, 'cube-oracle')]) / best[0]:.2f}")
 PY
 rm -f "$out"

@@ -9,7 +9,8 @@
 //! `cargo bench --bench train_throughput`
 //!
 //! `-- --peak` prints the machine's measured fp32 peak instead (and, on
-//! standard error, the peak of each bf16 unit it has);
+//! standard error, the peak of each bf16 unit it has, and the integer
+//! peak of `solve --matmul int8`'s AVX2 instructions);
 //! `-- --gemm` the rates of the reference network's three training
 //! products (forward, weight gradient, input gradient of a 512 → 512 layer
 //! at batch 2,080) in burn's f32 GEMM and on each bf16 unit of the machine
@@ -32,6 +33,14 @@ use std::time::Instant;
 /// thread, in GFLOP/s (2 FLOPs per lane per FMA), with the widest FMA the
 /// CPU has: AVX-512 (16 lanes), else AVX2 + FMA (8 lanes); 0 on anything
 /// else, so that no figure is quoted against a made-up peak.
+fn int8_peak_gops(threads: usize) -> f64 {
+    std::thread::scope(|s| {
+        let handles: Vec<_> =
+            (0..threads).map(|_| s.spawn(|| cube_oracle::learn::compiled::int8::peak_gops(1.0))).collect();
+        handles.into_iter().map(|h| h.join().unwrap_or(0.0)).sum()
+    })
+}
+
 fn peak_gflops(threads: usize) -> f64 {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
@@ -109,6 +118,10 @@ fn main() {
         println!("{:.1}", peak_gflops(threads));
         for k in Kernel::all_available() {
             eprintln!("{} peak: {:.1} GFLOP/s", k.name(), k.peak_gflops(threads));
+        }
+        let int8 = int8_peak_gops(threads);
+        if int8 > 0.0 {
+            eprintln!("int8 (AVX2 vpmaddubsw) peak: {int8:.1} GOP/s");
         }
         return;
     }

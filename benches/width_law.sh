@@ -8,6 +8,7 @@
 #   RUN=runs/reference-cube3 FROM=10 TO=14 bash benches/width_law.sh
 #   SET=deepcubea FROM=13 TO=14 bash benches/width_law.sh     # all 1000 cubes, in pieces of 100
 #   PYTHON=target/nbenv/bin/python bash benches/width_law.sh   # with the figure (matplotlib)
+#   JOBS=2 bash benches/width_law.sh            # two cubes at a time, one thread each
 #
 # SET=deepcubea-100 (the default): the first 100 cubes, one piece per width
 # up to 2^15, then 2^(k-15) pieces of consecutive cubes (a, b at 2^16; a..d
@@ -25,6 +26,7 @@ FROM=${FROM:-13}
 TO=${TO:-18}
 SET=${SET:-deepcubea-100}
 SOLVE=${SOLVE:-target/release/solve}
+JOBS=${JOBS:-1}
 case "$SET" in
   deepcubea-100) cubes=100 ;;
   deepcubea) cubes=1000 ;;
@@ -50,16 +52,16 @@ for k in $(seq "$FROM" "$TO"); do
     n=$((k < 15 ? 10 : 10 << (k - 14)))
     for ((i = 0; i < n; i++)); do
       label=deepcubea-p$i-w$k
-      finished "$label" || "$SOLVE" --run "$RUN" --testset "$(piece_set "$n" "$i")" --beam-log2 "$k" --label "$label"
+      finished "$label" || "$SOLVE" --run "$RUN" --testset "$(piece_set "$n" "$i")" --beam-log2 "$k" --jobs "$JOBS" --label "$label"
     done
   elif [ "$k" -lt 16 ]; then
     label=deepcubea-100-w$k
-    finished "$label" || "$SOLVE" --run "$RUN" --testset deepcubea-100 --beam-log2 "$k" --label "$label"
+    finished "$label" || "$SOLVE" --run "$RUN" --testset deepcubea-100 --beam-log2 "$k" --jobs "$JOBS" --label "$label"
   else
     n=$((1 << (k - 15)))
     for ((i = 0; i < n; i++)); do
       label=deepcubea-100${letters[$i]}-w$k
-      finished "$label" || "$SOLVE" --run "$RUN" --testset "$(piece_set "$n" "$i")" --beam-log2 "$k" --label "$label"
+      finished "$label" || "$SOLVE" --run "$RUN" --testset "$(piece_set "$n" "$i")" --beam-log2 "$k" --jobs "$JOBS" --label "$label"
     done
   fi
 done

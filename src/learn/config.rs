@@ -441,7 +441,9 @@ pub struct BackendSection {
     pub matmul: Matmul,
 }
 
-/// Arithmetic of the hidden layers' matrix products when training on the CPU.
+/// Arithmetic of the hidden layers' matrix products on the CPU: in
+/// training steps (`backend.matmul`: f32 or bf16) and in a search's
+/// forwards (`solve --matmul`: any of the three).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Matmul {
@@ -450,6 +452,9 @@ pub enum Matmul {
     F32,
     /// bf16 operands, f32 sums (mixed precision).
     Bf16,
+    /// 8-bit weights and 7-bit activations, exact integer sums: inference
+    /// only (`learn::compiled::int8`).
+    Int8,
 }
 
 impl Matmul {
@@ -459,6 +464,7 @@ impl Matmul {
         match self {
             Self::F32 => "f32",
             Self::Bf16 => "bf16",
+            Self::Int8 => "int8",
         }
     }
 }
@@ -551,6 +557,13 @@ impl TrainConfig {
                 "backend.precision",
                 self.backend.precision.name(),
                 "must be \"f32\" on the CPU (flex32, f16 and bf16 are for device = \"gpu\")",
+            ));
+        }
+        if self.backend.matmul == Matmul::Int8 {
+            return Err(invalid(
+                "backend.matmul",
+                "int8",
+                "is for search only (solve --matmul int8); training products are \"f32\" or \"bf16\"",
             ));
         }
         if self.backend.device == DeviceKind::Gpu && self.backend.matmul != Matmul::F32 {

@@ -90,10 +90,12 @@ pub enum LearnError {
     },
     /// bf16 products asked of an oracle on a device other than the CPU.
     #[error(
-        "bf16 products (`--matmul bf16`) are the CPU's; the network runs on the {device}, whose float type \
-         is set by `backend.precision` instead: use --matmul f32 there"
+        "{matmul} products (`--matmul {matmul}`) are the CPU's; the network runs on the {device}, whose float \
+         type is set by `backend.precision` instead: use --matmul f32 there"
     )]
     MatmulDevice {
+        /// The products asked for.
+        matmul: &'static str,
         /// The device the network runs on.
         device: &'static str,
     },

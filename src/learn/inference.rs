@@ -8,11 +8,13 @@
 //!
 //! The hidden layers' products run in f32 unless [`NetOracle::with_matmul`]
 //! asks for bf16 operands with f32 sums (`solve --matmul bf16`), on the
-//! CPU's bf16 unit where it has one ([`crate::learn::mixed`]).
+//! CPU's bf16 unit where it has one ([`crate::learn::mixed`]), or for
+//! integer products in the compiled network (`solve --matmul int8`,
+//! [`crate::learn::compiled::int8`]).
 
 use crate::learn::backend;
 use crate::learn::checkpoint;
-use crate::learn::compiled::{self, CompiledNet};
+use crate::learn::compiled::{self, CompiledNet, Products};
 use crate::learn::config::{DeviceKind, Matmul, TrainConfig};
 use crate::learn::error::LearnError;
 use crate::learn::model::OracleNet;
@@ -33,8 +35,9 @@ pub struct NetOracle {
     device_kind: DeviceKind,
     /// The hidden layers' products ([`NetOracle::with_matmul`]).
     matmul: Matmul,
-    /// The network compiled for f32 forwards on the CPU ([`compiled`]);
-    /// `None` on the GPU, or where `CUBE_ORACLE_F32_KERNEL=burn`.
+    /// The network compiled for forwards on the CPU ([`compiled`]), with
+    /// f32 or (`matmul` int8) integer products; `None` on the GPU, or
+    /// where `CUBE_ORACLE_F32_KERNEL=burn`.
     compiled: Option<Arc<CompiledNet>>,
     inputs: usize,
     moves: usize,
@@ -90,7 +93,9 @@ impl NetOracle {
         let (inputs, moves, kind) = (puzzle.encoded_len(), puzzle.num_moves(), config.model.kind);
         let compiled = match device_kind {
             DeviceKind::Cpu => match compiled::requested().map_err(LearnError::Environment)? {
-                Some(kernel) => Some(Arc::new(compile(&net, &config, inputs, kind.outputs(moves), kernel)?)),
+                Some(kernel) => {
+                    Some(Arc::new(compile(&net, &config, inputs, kind.outputs(moves), kernel, Products::F32)?))
+                }
                 None => None,
             },
             DeviceKind::Gpu => None,
@@ -98,13 +103,13 @@ impl NetOracle {
         Ok(Self { net, device, device_kind, matmul: Matmul::F32, compiled, inputs, moves, kind, config, checkpoint })
     }
 
-    /// What computes the f32 forwards: the compiled kernel's name, or
-    /// `burn` (on the GPU, or when asked for).
+    /// What computes the forwards: the compiled kernel's name, or `burn`
+    /// (on the GPU, when asked for, or for bf16 products).
     #[must_use]
     pub fn engine(&self) -> &'static str {
         match (&self.compiled, self.matmul) {
-            (Some(c), Matmul::F32) => c.kernel().name(),
-            _ => "burn",
+            (Some(c), Matmul::F32 | Matmul::Int8) => c.kernel().name(),
+            (_, Matmul::Bf16) | (None, _) => "burn",
         }
     }
 
@@ -114,19 +119,45 @@ impl NetOracle {
     /// rounds both operands to bf16 and sums in f32, on AMX or
     /// AVX512-BF16 where the CPU has either, otherwise on rounded operands
     /// in the f32 GEMM (the same numbers at f32 speed;
-    /// [`crate::learn::mixed::describe`] says which). The head stays f32.
+    /// [`crate::learn::mixed::describe`] says which). `int8` recompiles
+    /// the network with integer products for the same kernel
+    /// ([`crate::learn::compiled::int8`]). The head stays f32.
     ///
     /// # Errors
-    /// `bf16` on the GPU (there the float type is the device's), or a
-    /// `CUBE_ORACLE_BF16_KERNEL` that names no kernel.
+    /// `bf16` or `int8` on the GPU (there the float type is the device's),
+    /// a `CUBE_ORACLE_BF16_KERNEL` that names no kernel, or `int8` where
+    /// `CUBE_ORACLE_F32_KERNEL=burn` asks for burn's path.
     pub fn with_matmul(mut self, matmul: Matmul) -> Result<Self, LearnError> {
-        if matmul == Matmul::Bf16 {
-            if self.device_kind != DeviceKind::Cpu {
-                return Err(LearnError::MatmulDevice { device: self.device_kind.name() });
-            }
-            crate::learn::gemm::Kernel::check_request().map_err(LearnError::Environment)?;
+        if matmul != Matmul::F32 && self.device_kind != DeviceKind::Cpu {
+            return Err(LearnError::MatmulDevice { matmul: matmul.name(), device: self.device_kind.name() });
         }
-        self.net = self.net.with_inference_matmul(matmul);
+        let products = match matmul {
+            Matmul::F32 => Products::F32,
+            Matmul::Bf16 => {
+                crate::learn::gemm::Kernel::check_request().map_err(LearnError::Environment)?;
+                Products::F32
+            }
+            Matmul::Int8 => Products::Int8,
+        };
+        if let Some(c) = &self.compiled
+            && c.products() != products
+        {
+            let outputs = self.kind.outputs(self.moves);
+            let net = compile(&self.net, &self.config, self.inputs, outputs, c.kernel(), products)?;
+            self.compiled = Some(Arc::new(net));
+        } else if self.compiled.is_none() && products == Products::Int8 {
+            return Err(LearnError::Environment(
+                "--matmul int8 runs on the compiled network, and CUBE_ORACLE_F32_KERNEL=burn asks for burn's \
+                 operations, which have no integer products: unset it or name avx2 or portable"
+                    .into(),
+            ));
+        }
+        // burn's own forward (bf16, or the f32 path asked for) is f32 for int8.
+        let burn_matmul = match matmul {
+            Matmul::Bf16 => Matmul::Bf16,
+            Matmul::F32 | Matmul::Int8 => Matmul::F32,
+        };
+        self.net = self.net.with_inference_matmul(burn_matmul);
         self.matmul = matmul;
         Ok(self)
     }
@@ -163,7 +194,7 @@ impl Oracle for NetOracle {
     }
 
     fn predict(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
-        if let (Some(net), Matmul::F32) = (&self.compiled, self.matmul) {
+        if let (Some(net), Matmul::F32 | Matmul::Int8) = (&self.compiled, self.matmul) {
             net.forward(inputs, rows, out);
             return Ok(());
         }
@@ -180,13 +211,15 @@ impl Oracle for NetOracle {
     }
 }
 
-/// `net` (the run `config` describes) compiled for `kernel`.
+/// `net` (the run `config` describes) compiled for `kernel`, with
+/// `products`.
 fn compile(
     net: &OracleNet,
     config: &TrainConfig,
     inputs: usize,
     outputs: usize,
     kernel: compiled::kernel::Kernel,
+    products: Products,
 ) -> Result<CompiledNet, LearnError> {
     let shape = compiled::Shape {
         hidden: config.model.hidden.clone(),
@@ -196,12 +229,13 @@ fn compile(
         outputs,
         log_softmax: config.model.kind.is_distribution(),
     };
-    CompiledNet::new(&net.named_tensors()?, shape, net.norm_epsilon().unwrap_or(0.0), kernel)
+    CompiledNet::new(&net.named_tensors()?, shape, net.norm_epsilon().unwrap_or(0.0), kernel, products)
 }
 
 #[cfg(test)]
 mod tests {
     use super::NetOracle;
+    use crate::learn::compiled::Products;
     use crate::learn::config::{DeviceKind, Matmul, Norm, TrainConfig};
     use crate::learn::error::LearnError;
     use crate::learn::gemm::round_bf16;
@@ -249,20 +283,63 @@ mod tests {
         out
     }
 
-    /// The network computed here from its named tensors, in f64: each
-    /// hidden layer's two operands rounded to bf16 when `round`, the head
-    /// never (what `--matmul bf16` is meant to compute).
-    fn reference(net: &OracleNet, config: &TrainConfig, x: &[f32], round: bool) -> Vec<f32> {
+    /// What the hidden layers' products are meant to compute.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Ops {
+        /// Exactly.
+        Exact,
+        /// Both operands rounded to bf16 (the head never).
+        Bf16,
+        /// Each dense hidden layer but the first: the weights as 8-bit
+        /// integers per output, each input row as 7-bit integers over its
+        /// range, rounded to the nearest (ties to even) in f32 arithmetic.
+        Int8,
+    }
+
+    /// One row `x` of a layer's input times `w` (`outs × ins`) with
+    /// `--matmul int8`'s rounding, in f64 but for the rows' integers.
+    fn int8_row(x: &[f32], w: &[f32], outs: usize) -> Vec<f64> {
+        let ins = x.len();
+        let lo = x.iter().copied().fold(f32::INFINITY, f32::min);
+        let hi = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let (step, inv) = if hi > lo { ((hi - lo) / 127.0, 127.0 / (hi - lo)) } else { (0.0, 0.0) };
+        let u: Vec<f64> = x.iter().map(|&v| f64::from(((v - lo) * inv).clamp(0.0, 127.0).round_ties_even())).collect();
+        (0..outs)
+            .map(|o| {
+                let col = &w[o * ins..(o + 1) * ins];
+                let largest = col.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+                let colsum: f64 = col.iter().map(|&v| f64::from(v)).sum();
+                if largest == 0.0 {
+                    return f64::from(lo) * colsum;
+                }
+                let q = col.iter().map(|&v| f64::from((v * (127.0 / largest)).round_ties_even()));
+                let dot: f64 = u.iter().zip(q).map(|(a, b)| a * b).sum();
+                dot * f64::from(step) * f64::from(largest / 127.0) + f64::from(lo) * colsum
+            })
+            .collect()
+    }
+
+    /// The network computed here from its named tensors, in f64, with
+    /// `ops`' rounding of the hidden layers' products.
+    fn reference(net: &OracleNet, config: &TrainConfig, x: &[f32], ops: Ops) -> Vec<f32> {
         let t: HashMap<String, NamedTensor> =
             net.named_tensors().expect("tensors").into_iter().map(|t| (t.name.clone(), t)).collect();
         let eps = net.norm_epsilon().expect("batch norm");
-        let r = |v: f32| f64::from(if round { round_bf16(v) } else { v });
+        let r = |v: f32| f64::from(if ops == Ops::Bf16 { round_bf16(v) } else { v });
         let linear = |prefix: &str, x: &[f64], rounded: bool| -> Vec<f64> {
             let (w, b) = (&t[&format!("{prefix}.weight")], &t[&format!("{prefix}.bias")]);
             let (outs, ins) = (w.shape[0], w.shape[1]);
             let rr = |v: f32| if rounded { r(v) } else { f64::from(v) };
+            let integer = rounded && ops == Ops::Int8 && prefix != "trunk.0.linear";
             let mut y = vec![0.0; ROWS * outs];
             for row in 0..ROWS {
+                if integer {
+                    let input: Vec<f32> = x[row * ins..(row + 1) * ins].iter().map(|&v| v as f32).collect();
+                    for (o, v) in int8_row(&input, &w.data, outs).into_iter().enumerate() {
+                        y[row * outs + o] = v + f64::from(b.data[o]);
+                    }
+                    continue;
+                }
                 for o in 0..outs {
                     let dot: f64 = (0..ins).map(|i| rr(x[row * ins + i] as f32) * rr(w.data[o * ins + i])).sum();
                     y[row * outs + o] = dot + f64::from(b.data[o]);
@@ -315,8 +392,8 @@ mod tests {
         let mut f32_oracle = seeded_oracle();
         assert_eq!(f32_oracle.matmul(), Matmul::F32);
         let x = batch(f32_oracle.inputs);
-        let want_f32 = reference(&f32_oracle.net, &f32_oracle.config, &x, false);
-        let want_bf16 = reference(&f32_oracle.net, &f32_oracle.config, &x, true);
+        let want_f32 = reference(&f32_oracle.net, &f32_oracle.config, &x, Ops::Exact);
+        let want_bf16 = reference(&f32_oracle.net, &f32_oracle.config, &x, Ops::Bf16);
         let scale = want_f32.iter().fold(0.0f32, |m, v| m.max(v.abs()));
         assert!(scale > 0.1, "outputs of some size: {scale}");
 
@@ -354,7 +431,7 @@ mod tests {
         let requested = compiled::requested().expect("CUBE_ORACLE_F32_KERNEL names a kernel this CPU runs");
         let mut oracle = seeded_oracle();
         let x = batch(oracle.inputs);
-        let want = reference(&oracle.net, &oracle.config, &x, false);
+        let want = reference(&oracle.net, &oracle.config, &x, Ops::Exact);
         let scale = want.iter().fold(0.0f32, |m, v| m.max(v.abs()));
         let outputs = oracle.kind.outputs(oracle.moves);
         let kernels: Vec<Kernel> = Kernel::ALL.into_iter().filter(|k| k.available()).collect();
@@ -362,7 +439,8 @@ mod tests {
         assert!(requested.is_none_or(|k| kernels.contains(&k)));
         assert_eq!(oracle.engine(), requested.map_or("burn", Kernel::name), "the oracle runs the kernel asked for");
         for &kernel in &kernels {
-            let net = super::compile(&oracle.net, &oracle.config, oracle.inputs, outputs, kernel).expect("compiled");
+            let net = super::compile(&oracle.net, &oracle.config, oracle.inputs, outputs, kernel, Products::F32)
+                .expect("compiled");
             let mut got = vec![0.0; ROWS * outputs];
             net.forward(&x, ROWS, &mut got);
             let gap = largest_gap(&got, &want) / scale;
@@ -390,7 +468,8 @@ mod tests {
             )
             .expect("burn's forward");
         for &kernel in &kernels {
-            let net = super::compile(&oracle.net, &oracle.config, oracle.inputs, outputs, kernel).expect("compiled");
+            let net = super::compile(&oracle.net, &oracle.config, oracle.inputs, outputs, kernel, Products::F32)
+                .expect("compiled");
             let mut got = vec![0.0; ROWS * outputs];
             net.forward(&x, ROWS, &mut got);
             let gap = largest_gap(&got, &burn);
@@ -402,14 +481,72 @@ mod tests {
         }
     }
 
-    /// bf16 products are refused for a network on the GPU.
+    /// `--matmul int8` computes the network with integer products and
+    /// nothing else changed: on every kernel this CPU runs, its outputs
+    /// are those of the network with int8's rounding (computed here
+    /// independently) within 10⁻³ of the largest output (the f32
+    /// activations it quantises differ from the reference's by float
+    /// rounding, which can move an integer by one), and differ from the
+    /// f32 outputs by more than 10⁻⁴ and less than 5% of it. A row alone
+    /// gets exactly what it gets in a batch (each row is quantised on its
+    /// own), a clone computes the same, and `f32` undoes it. A kernel
+    /// `CUBE_ORACLE_F32_KERNEL` asks for must be one this CPU runs.
+    #[test]
+    fn int8_forwards_follow_the_network_with_integer_products() {
+        use crate::learn::compiled::{self, kernel::Kernel};
+        let requested = compiled::requested().expect("CUBE_ORACLE_F32_KERNEL names a kernel this CPU runs");
+        let f32_oracle = seeded_oracle();
+        let x = batch(f32_oracle.inputs);
+        let want_f32 = reference(&f32_oracle.net, &f32_oracle.config, &x, Ops::Exact);
+        let want_int8 = reference(&f32_oracle.net, &f32_oracle.config, &x, Ops::Int8);
+        let scale = want_f32.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        let outputs = f32_oracle.kind.outputs(f32_oracle.moves);
+        let kernels: Vec<Kernel> = Kernel::ALL.into_iter().filter(|k| k.available()).collect();
+        assert!(requested.is_none_or(|k| kernels.contains(&k)));
+        for &kernel in &kernels {
+            let net =
+                super::compile(&f32_oracle.net, &f32_oracle.config, f32_oracle.inputs, outputs, kernel, Products::Int8)
+                    .expect("compiled");
+            let mut got = vec![0.0; ROWS * outputs];
+            net.forward(&x, ROWS, &mut got);
+            let gap = largest_gap(&got, &want_int8) / scale;
+            let off = largest_gap(&got, &want_f32) / scale;
+            eprintln!("{} int8: {gap:.2e} from the int8 reference, {off:.2e} from f32", kernel.name());
+            assert!(gap < 1e-3, "{}: {gap} from the int8 reference", kernel.name());
+            assert!(off > 1e-4 && off < 5e-2, "{}: int8 against f32 {off} of the largest output", kernel.name());
+            let mut one = vec![0.0; outputs];
+            net.forward(&x[3 * f32_oracle.inputs..4 * f32_oracle.inputs], 1, &mut one);
+            assert_eq!(one, got[3 * outputs..4 * outputs], "{}: one row alone", kernel.name());
+        }
+        match requested {
+            Some(kernel) => {
+                let mut int8 = f32_oracle.clone().with_matmul(Matmul::Int8).expect("int8 on the CPU");
+                assert_eq!((int8.matmul(), int8.engine()), (Matmul::Int8, kernel.name()));
+                let got = predict(&mut int8, &x);
+                assert!(largest_gap(&got, &want_int8) / scale < 1e-3, "through the oracle");
+                let mut worker = int8.clone();
+                assert_eq!(predict(&mut worker, &x), got, "a clone computes what its original does");
+                let mut back = int8.with_matmul(Matmul::F32).expect("f32");
+                assert!(largest_gap(&predict(&mut back, &x), &want_f32) / scale < 1e-5, "f32 again after int8");
+            }
+            None => {
+                // burn's path, asked for, has no integer products: refused, naming the variable.
+                let err = f32_oracle.with_matmul(Matmul::Int8).err().expect("refused on burn's path");
+                assert!(err.to_string().contains("CUBE_ORACLE_F32_KERNEL=burn"), "{err}");
+            }
+        }
+    }
+
+    /// bf16 and int8 products are refused for a network on the GPU.
     #[test]
     fn bf16_is_refused_off_the_cpu() {
         let mut oracle = seeded_oracle();
         oracle.device_kind = DeviceKind::Gpu;
         let err = oracle.clone().with_matmul(Matmul::Bf16).err().expect("refused on the GPU");
-        assert!(matches!(err, LearnError::MatmulDevice { device: "gpu" }), "{err}");
+        assert!(matches!(err, LearnError::MatmulDevice { matmul: "bf16", device: "gpu" }), "{err}");
         assert!(err.to_string().contains("--matmul f32"), "{err}");
+        let err = oracle.clone().with_matmul(Matmul::Int8).err().expect("int8 refused on the GPU");
+        assert!(matches!(err, LearnError::MatmulDevice { matmul: "int8", device: "gpu" }), "{err}");
         assert!(oracle.with_matmul(Matmul::F32).is_ok());
     }
 }

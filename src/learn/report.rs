@@ -93,6 +93,7 @@ impl Meta {
             "matmul": match cfg.backend.matmul {
                 Matmul::F32 => "f32".to_string(),
                 Matmul::Bf16 => format!("bf16 ({})", super::mixed::describe()),
+                Matmul::Int8 => "int8".to_string(),
             },
             "threads": rayon::current_num_threads(),
             "data_workers": cfg.train.data_workers,

@@ -82,8 +82,8 @@ pub struct SolveOptions {
     /// Device that evaluates the network (default: the CPU).
     pub device: Option<DeviceKind>,
     /// The hidden layers' products in every forward of the network
-    /// (`--matmul`; [`NetOracle::with_matmul`]): f32, or bf16 operands with
-    /// f32 sums on the CPU.
+    /// (`--matmul`; [`NetOracle::with_matmul`]): f32, bf16 operands with
+    /// f32 sums, or int8 (8-bit weights, 7-bit activations) on the CPU.
     pub matmul: Matmul,
     /// Symmetric ensemble size K (cube3 only; 1 = off): the network is
     /// averaged over the K symmetries of [`crate::cube3::symmetry::ensemble`],

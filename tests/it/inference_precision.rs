@@ -4,7 +4,8 @@
 //! mean length is within a small tolerance of f32's, the kernel that ran is
 //! named on one line, and `summary.csv` records the choice in its last
 //! column; bf16 also serves each `--jobs` worker and the symmetric
-//! ensemble, and its rounded-f32 fallback solves as the kernel does.
+//! ensemble, and its rounded-f32 fallback solves as the kernel does. The
+//! same for int8 products in the compiled network.
 
 use cube_oracle::cube3::{Cube3, Cube3Puzzle, Metric};
 use cube_oracle::learn::config::{LengthSpec, TrainConfig};
@@ -188,6 +189,63 @@ fn bf16_products_solve_as_f32_does() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// `solve --matmul int8`: the compiled network with integer products
+/// solves the seeded cubes as f32 does (the same share, the mean length
+/// within 0.25), names its kernel on one line and records `int8` in
+/// `summary.csv`; two workers find what one finds (each row is quantised
+/// on its own, so a batch's company changes nothing), the symmetric
+/// ensemble runs on it, the portable code solves as the AVX2 kernel does
+/// (the same integer sums), and burn's path, which has no integer
+/// products, is refused in one line. A kernel `CUBE_ORACLE_F32_KERNEL`
+/// asks for is checked, or the test fails where the CPU lacks it.
+#[test]
+fn int8_products_solve_as_f32_does() {
+    use cube_oracle::learn::compiled::{int8, kernel::Kernel};
+    let (out, run, set, results) = setup("int8-products");
+    let have: Vec<&str> = Kernel::ALL.into_iter().filter(|k| k.available()).map(|k| k.name()).collect();
+    let asked = std::env::var("CUBE_ORACLE_F32_KERNEL").ok().filter(|k| k != "burn");
+    if let Some(k) = asked.as_deref() {
+        assert!(have.contains(&k), "asked to check the {k} kernel, which this CPU lacks (it has {have:?})");
+    }
+    let env: Vec<(&str, &str)> = asked.as_deref().map(|k| ("CUBE_ORACLE_F32_KERNEL", k)).into_iter().collect();
+    let f32 = solve(&run, &set, &results, "f32", &["--matmul", "f32"], &env);
+    let int8 = solve(&run, &set, &results, "int8", &["--matmul", "int8"], &env);
+    assert!(!f32.stderr.contains("int8 products"), "{}", f32.stderr);
+    let kernel = int8::describe().expect("a kernel for integer products");
+    assert!(int8.stderr.contains(&format!("int8 products on {kernel}\n")), "{}", int8.stderr);
+    assert_eq!(int8.summary["matmul"], "int8");
+
+    assert!(f32.solved_share() >= 0.75, "f32 solved {:?}", f32.lengths);
+    assert_eq!(int8.solved_share(), f32.solved_share(), "int8 {:?} against f32 {:?}", int8.lengths, f32.lengths);
+    let (a, b) = (f32.mean_length(), int8.mean_length());
+    eprintln!("mean length: f32 {a:.3}, int8 {b:.3}");
+    assert!((a - b).abs() <= 0.25, "mean length: f32 {a}, int8 {b}");
+
+    let two = solve(&run, &set, &results, "int8-jobs2", &["--matmul", "int8", "--jobs", "2"], &env);
+    assert_eq!(two.lengths, int8.lengths, "two int8 workers find what one finds");
+    let sym = solve(&run, &set, &results, "int8-sym", &["--matmul", "int8", "--symmetry", "4"], &env);
+    assert_eq!((sym.summary["matmul"].as_str(), sym.summary["symmetry"].as_str()), ("int8", "4"));
+    assert!(sym.solved_share() >= f32.solved_share() - 0.05, "ensemble: {:?}", sym.lengths);
+    for k in have {
+        let s =
+            solve(&run, &set, &results, &format!("int8-{k}"), &["--matmul", "int8"], &[("CUBE_ORACLE_F32_KERNEL", k)]);
+        assert_eq!(s.solved_share(), int8.solved_share(), "{k}");
+        assert!((s.mean_length() - b).abs() <= 0.1, "{k}: mean length {} against {b}", s.mean_length());
+    }
+
+    let o = crate::common::command(env!("CARGO_BIN_EXE_solve"))
+        .args(["beam", "--run", run.to_str().unwrap(), "--scramble", "R U", "--beam-width", "4", "--matmul", "int8"])
+        .args(["--out", out.join("refused").to_str().unwrap()])
+        .env("CUBE_ORACLE_F32_KERNEL", "burn")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("CUBE_ORACLE_F32_KERNEL=burn") && err.lines().count() == 1, "{err}");
+    assert!(!out.join("refused").exists(), "nothing solved");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 /// The compiled f32 network (each kernel this CPU runs) and burn's own
 /// operations find the same path to every cube: their forwards differ by
 /// float rounding only (sums in another order), which moves no choice of
@@ -241,7 +299,7 @@ fn bad_matmul_values_are_refused() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("[possible values: f32, bf16]"), "{err}");
+    assert!(err.contains("[possible values: f32, bf16, int8]"), "{err}");
     // The flag belongs to the oracle's modes only.
     let o = crate::common::command(env!("CARGO_BIN_EXE_solve"))
         .args(["classical", "bfs", "--matmul", "bf16", "--scramble", "R"])

@@ -160,7 +160,7 @@ fn bad_configs_and_existing_runs_are_refused() {
     let dir = tmp("cli");
     std::fs::create_dir_all(&dir).unwrap();
     let base = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
-    let cases: [(&str, String, &str); 12] = [
+    let cases: [(&str, String, &str); 13] = [
         ("no-metric", base.replace("metric = \"qtm\"\n", ""), "`puzzle.metric` (missing) is required for cube3"),
         (
             "sliding-metric",
@@ -187,7 +187,12 @@ fn bad_configs_and_existing_runs_are_refused() {
         (
             "bad-matmul",
             base.replace("device = \"cpu\"", "device = \"cpu\"\nmatmul = \"f16\""),
-            "unknown variant `f16`, expected `f32` or `bf16`",
+            "unknown variant `f16`, expected one of `f32`, `bf16`, `int8`",
+        ),
+        (
+            "int8-matmul",
+            base.replace("device = \"cpu\"", "device = \"cpu\"\nmatmul = \"int8\""),
+            "`backend.matmul` (int8) is for search only (solve --matmul int8)",
         ),
     ];
     for (name, text, expected) in cases {

@@ -21,16 +21,22 @@
 //! inputs: exactly the product, with a sixth of its terms. Every other
 //! layer's product runs in the register-tiled kernel.
 //!
-//! The function is the network's (`OracleNet::predict`): sums are formed
+//! With [`Products::Int8`] the dense hidden layers multiply 8-bit weights
+//! by 7-bit activations instead ([`int8`]), twice the f32 rate on AVX2;
+//! the first layer and the head stay f32.
+//!
+//! The f32 function is the network's (`OracleNet::predict`): sums are formed
 //! in another order and the batch norm as `scale · x + shift`, so outputs
 //! differ from burn's by float rounding only (the tests compare both with
 //! an f64 evaluation of the named tensors). Nothing here knows about burn:
 //! the input is the network's named tensors and its shape.
 
+pub mod int8;
 pub mod kernel;
 
 use crate::learn::error::LearnError;
 use crate::learn::model::NamedTensor;
+use int8::{QuantLayer, RowScale};
 use kernel::{Epilogue, KC, Kernel, MR, NR, Part};
 use rayon::prelude::*;
 use std::cell::RefCell;
@@ -40,6 +46,21 @@ use std::collections::HashMap;
 /// tile's 6: 48 rows of 512 activations in and out are 192 KiB, within
 /// the L2 of current cores, and a 2^10 beam makes 22 such blocks to share.
 pub const BLOCK_ROWS: usize = 8 * MR;
+
+/// Rows of a block are taken a multiple of this at a time: whole f32
+/// register tiles and whole integer ones.
+const ROW_QUANTUM: usize = 12;
+const _: () = assert!(ROW_QUANTUM.is_multiple_of(MR) && ROW_QUANTUM.is_multiple_of(int8::MR));
+const _: () = assert!(BLOCK_ROWS.is_multiple_of(ROW_QUANTUM));
+
+/// The arithmetic of the dense hidden layers' products (`solve --matmul`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Products {
+    /// f32 operands and sums.
+    F32,
+    /// 8-bit weights, 7-bit activations, exact integer sums ([`int8`]).
+    Int8,
+}
 
 /// The layout of a batch-norm MLP with residual blocks, as `OracleNet`
 /// builds it: `hidden` plain layers, then `residual_blocks` blocks of two
@@ -78,6 +99,8 @@ struct Layer {
     /// Whether the layer's output is added to the input of the block it
     /// closes.
     closes_block: bool,
+    /// The layer's integer weights, when its products are integer.
+    int8: Option<QuantLayer>,
 }
 
 impl Layer {
@@ -89,6 +112,7 @@ impl Layer {
 /// The network ready for CPU inference ([module docs](self)).
 pub struct CompiledNet {
     shape: Shape,
+    products: Products,
     /// The first layer (sparse), the other hidden layers, the head.
     layers: Vec<Layer>,
     kernel: Kernel,
@@ -154,6 +178,9 @@ struct Scratch {
     starts: Vec<usize>,
     /// A layer's input, packed tile by tile for the kernel.
     packed: Floats,
+    /// An integer layer's input, row after row, and each row's scale.
+    bytes: Vec<u8>,
+    row_scales: Vec<RowScale>,
 }
 
 thread_local! {
@@ -164,11 +191,17 @@ impl CompiledNet {
     /// Packs the network whose tensors are `tensors` (as
     /// `OracleNet::named_tensors` gives them: `trunk.0.linear.weight`, …,
     /// `head.bias`, in PyTorch's layout) with batch-norm ε `epsilon`, for
-    /// `kernel`.
+    /// `kernel`, the dense hidden layers' products as `products` says.
     ///
     /// # Errors
     /// A tensor missing or of the wrong size, or a kernel this CPU lacks.
-    pub fn new(tensors: &[NamedTensor], shape: Shape, epsilon: f64, kernel: Kernel) -> Result<Self, LearnError> {
+    pub fn new(
+        tensors: &[NamedTensor],
+        shape: Shape,
+        epsilon: f64,
+        kernel: Kernel,
+        products: Products,
+    ) -> Result<Self, LearnError> {
         if !kernel.available() {
             return Err(LearnError::Environment(format!("this CPU cannot run the {} f32 kernel", kernel.name())));
         }
@@ -211,6 +244,10 @@ impl CompiledNet {
             };
             let (k, weights) =
                 if i == 0 { (d_in, transposed(w, d_out, d_in, n)) } else { (padded(d_in), panels(w, d_out, d_in)) };
+            let int8 = match products {
+                Products::Int8 if i > 0 => Some(QuantLayer::new(w, d_out, d_in, k, n)),
+                Products::Int8 | Products::F32 => None,
+            };
             layers.push(Layer {
                 k,
                 n,
@@ -220,6 +257,7 @@ impl CompiledNet {
                 shift,
                 relu: true,
                 closes_block: *closes_block,
+                int8,
             });
             d_in = d_out;
         }
@@ -236,15 +274,29 @@ impl CompiledNet {
             shift,
             relu: false,
             closes_block: false,
+            int8: None,
         });
         let widest = layers.iter().map(|l| l.n).max().unwrap_or(NR);
-        Ok(Self { shape, layers, kernel, widest })
+        Ok(Self { shape, products, layers, kernel, widest })
     }
 
     /// The kernel the products run on.
     #[must_use]
     pub fn kernel(&self) -> Kernel {
         self.kernel
+    }
+
+    /// The dense hidden layers' arithmetic.
+    #[must_use]
+    pub fn products(&self) -> Products {
+        self.products
+    }
+
+    /// The integer weights of hidden layer `i` (0 is the first, which is
+    /// never integer), for references and tests.
+    #[must_use]
+    pub fn quantized(&self, i: usize) -> Option<&QuantLayer> {
+        self.layers.get(i).and_then(|l| l.int8.as_ref())
     }
 
     /// The network's outputs for `rows` encoded states (`inputs`, row-major,
@@ -272,7 +324,7 @@ impl CompiledNet {
         let (d_in, d_out) = (self.shape.inputs, self.shape.outputs);
         let rows = x.len() / d_in;
         // Whole tiles: the rows past `rows` are computed from zeros and dropped.
-        let tiles = rows.div_ceil(MR);
+        let tiles = rows.div_ceil(ROW_QUANTUM) * ROW_QUANTUM / MR;
         let ld = self.stride();
         let len = tiles * MR * ld;
         for b in &mut scratch.buffers {
@@ -309,7 +361,19 @@ impl CompiledNet {
         // open residual block.
         for (i, layer) in self.layers.iter().enumerate().skip(1) {
             let residual = layer.closes_block.then_some(&**spare);
-            self.dense(layer, cur, residual, next, tiles, &mut scratch.packed);
+            match &layer.int8 {
+                Some(q) => self.dense_int8(
+                    layer,
+                    q,
+                    cur,
+                    residual,
+                    next,
+                    tiles * MR,
+                    &mut scratch.bytes,
+                    &mut scratch.row_scales,
+                ),
+                None => self.dense(layer, cur, residual, next, tiles, &mut scratch.packed),
+            }
             if layer.closes_block {
                 // next = block output; the block input (`spare`) is free.
                 std::mem::swap(&mut cur, &mut next);
@@ -387,6 +451,59 @@ impl CompiledNet {
                             ld,
                         );
                     }
+                }
+            }
+        }
+    }
+}
+
+impl CompiledNet {
+    /// [`CompiledNet::dense`] with integer products: each of `rows` input
+    /// rows quantised to bytes, then every integer tile of every panel.
+    #[allow(clippy::too_many_arguments)]
+    fn dense_int8(
+        &self,
+        layer: &Layer,
+        q: &QuantLayer,
+        src: &[f32],
+        residual: Option<&[f32]>,
+        dst: &mut [f32],
+        rows: usize,
+        bytes: &mut Vec<u8>,
+        row_scales: &mut Vec<RowScale>,
+    ) {
+        let (k, n, ld) = (q.k, q.n, self.stride());
+        assert!(rows.is_multiple_of(int8::MR) && k <= ld && n <= ld);
+        assert!(src.len() >= rows * ld && dst.len() >= rows * ld);
+        assert!(residual.is_none_or(|r| r.len() >= rows * ld));
+        bytes.resize(rows * k, 0);
+        row_scales.clear();
+        for (r, out) in bytes.chunks_exact_mut(k).enumerate() {
+            row_scales.push(int8::quantize_row(self.kernel, &src[r * ld..r * ld + k], out));
+        }
+        for p in 0..n / NR {
+            let epi = layer.epilogue(p * NR);
+            for (t, scales) in row_scales.chunks_exact(int8::MR).enumerate() {
+                let at = t * int8::MR * ld;
+                let res = residual.map_or(std::ptr::null(), |r| r[at + p * NR..].as_ptr());
+                let scales: &[RowScale; int8::MR] = scales.try_into().expect("a whole tile of rows");
+                // SAFETY: the asserts above bound every row; `bytes` holds
+                // `rows × k`; the epilogue's slices have NR values from
+                // p·NR; p < n / NR; the kernel was checked available when
+                // the network was compiled.
+                unsafe {
+                    int8::tile(
+                        self.kernel,
+                        bytes[t * int8::MR * k..].as_ptr(),
+                        k,
+                        scales,
+                        q,
+                        p,
+                        &epi,
+                        res,
+                        dst[at + p * NR..].as_mut_ptr(),
+                        ld,
+                    );
                 }
             }
         }

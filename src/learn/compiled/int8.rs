@@ -1,0 +1,355 @@
+//! Integer products for the compiled network (`solve --matmul int8`): a
+//! dense layer's weights as 8-bit integers, its input as 7-bit ones, the
+//! sums exact in 32-bit integers, and the layer's epilogue in f32.
+//!
+//! Each output column `j` of a layer keeps its weights as
+//! `w[i][j] ≈ s_j · q[i][j]` with `q` in −127..=127 and `s_j` the column's
+//! largest magnitude over 127. Each input row, at every layer, becomes
+//! `x[i] ≈ lo + t · u[i]` with `u` in 0..=127, `lo` the row's smallest
+//! value and `t` its range over 127. Then the product is
+//! `Σ_i x[i] w[i][j] ≈ t · s_j · Σ_i u[i] q[i][j] + lo · Σ_i w[i][j]`: the
+//! middle sum is computed exactly in integers, the column sums of the f32
+//! weights once at load. The 7-bit inputs are what AVX2 can multiply at
+//! twice the f32 rate without VNNI: `vpmaddubsw` multiplies unsigned by
+//! signed bytes and adds neighbouring pairs into 16 bits, where two
+//! products of 127 · 127 cannot overflow; `vpmaddwd` by ones then widens
+//! each four products into a 32-bit lane. Nothing is lost between layers
+//! but this rounding: activations stay f32 in memory and are quantised
+//! again, per row, before each product.
+//!
+//! The first (one-hot) layer and the head stay f32: the first is a sum of
+//! weight rows already, and the head's 12 outputs are the Q-values the
+//! search compares. The integer sums of the AVX2 and the portable kernel
+//! are identical; their outputs differ by the epilogue's float rounding.
+
+use super::kernel::{Epilogue, Kernel, NR};
+
+/// Rows of one integer register tile: four rows × two 8-lane vectors of
+/// 32-bit sums, with the two weight vectors, the broadcast row and the
+/// products, fit AVX2's sixteen registers.
+pub const MR: usize = 4;
+
+/// The largest 7-bit input.
+const U_MAX: f32 = 127.0;
+
+/// One dense layer's weights as bytes, with what turns integer sums back
+/// into the f32 product.
+pub struct QuantLayer {
+    /// Input width (padded, a multiple of [`NR`]).
+    pub k: usize,
+    /// Output width (padded).
+    pub n: usize,
+    /// `n / NR` panels; in each, `k / 4` groups of four inputs, each
+    /// `NR` columns × those four inputs' weights (64 bytes).
+    weights: Vec<i8>,
+    /// `s_j`: a column's weight per integer step (0 for a zero column).
+    scale: Vec<f32>,
+    /// `Σ_i w[i][j]` of the f32 weights.
+    colsum: Vec<f32>,
+}
+
+impl QuantLayer {
+    /// A PyTorch-layout weight (`d_out × d_in`), padded to `k × n`.
+    #[must_use]
+    pub fn new(w: &[f32], d_out: usize, d_in: usize, k: usize, n: usize) -> Self {
+        assert!(w.len() == d_out * d_in && d_in <= k && d_out <= n && k.is_multiple_of(4) && n.is_multiple_of(NR));
+        let quads = k / 4;
+        let mut weights = vec![0i8; k * n];
+        let mut scale = vec![0.0f32; n];
+        let mut colsum = vec![0.0f32; n];
+        for o in 0..d_out {
+            let row = &w[o * d_in..(o + 1) * d_in];
+            let largest = row.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+            colsum[o] = row.iter().map(|&v| f64::from(v)).sum::<f64>() as f32;
+            if largest == 0.0 {
+                continue;
+            }
+            scale[o] = largest / 127.0;
+            let (panel, col) = (o / NR, o % NR);
+            for (i, &v) in row.iter().enumerate() {
+                let q = (v * (127.0 / largest)).round_ties_even().clamp(-127.0, 127.0) as i8;
+                weights[((panel * quads + i / 4) * NR + col) * 4 + i % 4] = q;
+            }
+        }
+        Self { k, n, weights, scale, colsum }
+    }
+
+    /// The weight of input `i`, output `j`, as the integer product sees it
+    /// (`s_j · q[i][j]`), for references and tests.
+    #[must_use]
+    pub fn weight(&self, i: usize, j: usize) -> f32 {
+        let (panel, col) = (j / NR, j % NR);
+        let q = self.weights[((panel * (self.k / 4) + i / 4) * NR + col) * 4 + i % 4];
+        f32::from(q) * self.scale[j]
+    }
+}
+
+/// One row's quantisation: `x[i] ≈ lo + step · u[i]`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RowScale {
+    /// The row's smallest value.
+    pub lo: f32,
+    /// Its range over 127 (0 for a constant row).
+    pub step: f32,
+}
+
+/// The 7-bit integers of `row` (its `k` values, a multiple of 8) into
+/// `out`, and their scale. Rounds to the nearest, ties to even, as the
+/// AVX2 conversion does, so that every kernel sees the same integers.
+#[must_use]
+pub fn quantize_row(kernel: Kernel, row: &[f32], out: &mut [u8]) -> RowScale {
+    assert!(row.len() == out.len() && row.len().is_multiple_of(8));
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: lengths checked above; the CPU has AVX2 (the kernel is
+        // only chosen where available).
+        Kernel::Avx2Fma => unsafe { avx2::quantize_row(row, out) },
+        #[cfg(not(target_arch = "x86_64"))]
+        Kernel::Avx2Fma => unreachable!("AVX2 is never available off x86-64"),
+        Kernel::Portable => {
+            let lo = row.iter().copied().fold(f32::INFINITY, f32::min);
+            let hi = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            if hi <= lo {
+                out.fill(0);
+                return RowScale { lo, step: 0.0 };
+            }
+            let inv = U_MAX / (hi - lo);
+            for (u, &x) in out.iter_mut().zip(row) {
+                *u = ((x - lo) * inv).clamp(0.0, U_MAX).round_ties_even() as u8;
+            }
+            RowScale { lo, step: (hi - lo) / U_MAX }
+        }
+    }
+}
+
+/// `c[r][0..16] = epilogue(t_r · s_j · Σ_i u[r][i] q[i][j] + lo_r · Σ_i
+/// w[i][j]) (+ res[r][0..16])` for the [`MR`] rows of a tile and the 16
+/// columns of `layer`'s panel `p`. `u` holds the rows' integers at stride
+/// `ldu`; `epi`'s slices start at the panel's first column.
+///
+/// # Safety
+/// `u` holds [`MR`] rows of `layer.k` bytes at stride `ldu`; `c` (and
+/// `res` when not null) [`MR`] rows of [`NR`] floats at stride `ldc`;
+/// the epilogue's slices at least [`NR`] each; `p < layer.n / NR`; and the
+/// CPU has `kernel`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn tile(
+    kernel: Kernel,
+    u: *const u8,
+    ldu: usize,
+    rows: &[RowScale; MR],
+    layer: &QuantLayer,
+    p: usize,
+    epi: &Epilogue<'_>,
+    res: *const f32,
+    c: *mut f32,
+    ldc: usize,
+) {
+    let quads = layer.k / 4;
+    let panel = &layer.weights[p * quads * 4 * NR..(p + 1) * quads * 4 * NR];
+    let (scale, colsum) = (&layer.scale[p * NR..(p + 1) * NR], &layer.colsum[p * NR..(p + 1) * NR]);
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the caller's contract, and the CPU has AVX2 and FMA.
+        Kernel::Avx2Fma => unsafe { avx2::tile(u, ldu, rows, panel, quads, scale, colsum, epi, res, c, ldc) },
+        #[cfg(not(target_arch = "x86_64"))]
+        Kernel::Avx2Fma => unreachable!("AVX2 is never available off x86-64"),
+        Kernel::Portable => {
+            let mut sums = [[0i32; NR]; MR];
+            for (r, row) in sums.iter_mut().enumerate() {
+                // SAFETY: the caller's contract.
+                let u = unsafe { std::slice::from_raw_parts(u.add(r * ldu), layer.k) };
+                for (group, w) in u.chunks_exact(4).zip(panel.chunks_exact(4 * NR)) {
+                    for (s, wj) in row.iter_mut().zip(w.chunks_exact(4)) {
+                        *s += group.iter().zip(wj).map(|(&a, &b)| i32::from(a) * i32::from(b)).sum::<i32>();
+                    }
+                }
+            }
+            for (r, row) in sums.iter().enumerate() {
+                let RowScale { lo, step } = rows[r];
+                for (j, &s) in row.iter().enumerate() {
+                    let v = s as f32 * (step * scale[j]) + lo * colsum[j];
+                    let v = v + epi.bias[j];
+                    let v = if epi.relu { v.max(0.0) } else { v };
+                    let mut v = v * epi.scale[j] + epi.shift[j];
+                    if !res.is_null() {
+                        // SAFETY: the caller's contract.
+                        v += unsafe { *res.add(r * ldc + j) };
+                    }
+                    // SAFETY: the caller's contract.
+                    unsafe { *c.add(r * ldc + j) = v };
+                }
+            }
+        }
+    }
+}
+
+/// What runs integer products where `CUBE_ORACLE_F32_KERNEL` leaves the
+/// choice (or its request, when it names one this CPU runs); `None` where
+/// it asks for burn's path or for nothing this CPU runs (`solve` then
+/// refuses `--matmul int8`).
+#[must_use]
+pub fn describe() -> Option<&'static str> {
+    match super::requested() {
+        Ok(Some(Kernel::Avx2Fma)) => Some("AVX2 (vpmaddubsw)"),
+        Ok(Some(Kernel::Portable)) => Some("portable code"),
+        Ok(None) | Err(_) => None,
+    }
+}
+
+/// Measured integer peak of this CPU's products on one thread, in
+/// billions of multiply-adds per second ×2 (GOP/s, as FLOPs are counted):
+/// independent chains of the AVX2 kernel's three instructions
+/// (`vpmaddubsw`, `vpmaddwd` by ones, `vpaddd`), 32 multiply-adds each; 0
+/// without AVX2, so that no figure is quoted against a made-up peak.
+#[must_use]
+pub fn peak_gops(seconds: f64) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if Kernel::Avx2Fma.available() {
+        let start = std::time::Instant::now();
+        let mut iters = 0u64;
+        while start.elapsed().as_secs_f64() < seconds {
+            // SAFETY: the CPU has AVX2.
+            std::hint::black_box(unsafe { avx2::chains(1_000_000) });
+            iters += 1_000_000;
+        }
+        return (iters * 12 * 32 * 2) as f64 / start.elapsed().as_secs_f64() / 1e9;
+    }
+    let _ = seconds;
+    0.0
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{Epilogue, MR, RowScale, U_MAX};
+    use std::arch::x86_64::{
+        __m256i, _mm_cvtsi128_si64, _mm_packs_epi32, _mm_packus_epi16, _mm256_add_epi32, _mm256_add_ps,
+        _mm256_castsi256_si128, _mm256_cvtepi32_ps, _mm256_cvtps_epi32, _mm256_extracti128_si256, _mm256_fmadd_ps,
+        _mm256_loadu_ps, _mm256_loadu_si256, _mm256_madd_epi16, _mm256_maddubs_epi16, _mm256_max_ps, _mm256_min_ps,
+        _mm256_mul_ps, _mm256_set1_epi8, _mm256_set1_epi16, _mm256_set1_epi32, _mm256_set1_ps, _mm256_setzero_ps,
+        _mm256_setzero_si256, _mm256_storeu_ps, _mm256_storeu_si256, _mm256_sub_ps,
+    };
+
+    /// The smallest and largest of 8 lanes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn lanes(v: std::arch::x86_64::__m256, f: fn(f32, f32) -> f32) -> f32 {
+        let mut x = [0f32; 8];
+        // SAFETY: `x` holds 8 floats.
+        unsafe { std::arch::x86_64::_mm256_storeu_ps(x.as_mut_ptr(), v) };
+        x.into_iter().reduce(f).unwrap_or(0.0)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn quantize_row(row: &[f32], out: &mut [u8]) -> RowScale {
+        // SAFETY: `row` and `out` hold the same multiple of 8 values
+        // (checked by the caller); every load and store is within them.
+        unsafe {
+            let p = row.as_ptr();
+            let mut lo = _mm256_loadu_ps(p);
+            let mut hi = lo;
+            for i in (8..row.len()).step_by(8) {
+                let x = _mm256_loadu_ps(p.add(i));
+                lo = _mm256_min_ps(lo, x);
+                hi = _mm256_max_ps(hi, x);
+            }
+            let (lo, hi) = (lanes(lo, f32::min), lanes(hi, f32::max));
+            if hi <= lo {
+                out.fill(0);
+                return RowScale { lo, step: 0.0 };
+            }
+            let (vlo, inv) = (_mm256_set1_ps(lo), _mm256_set1_ps(U_MAX / (hi - lo)));
+            let (zero, top) = (_mm256_setzero_ps(), _mm256_set1_ps(U_MAX));
+            for i in (0..row.len()).step_by(8) {
+                let v = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(p.add(i)), vlo), inv);
+                let q = _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(v, zero), top));
+                let words = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256::<1>(q));
+                let bytes = _mm_packus_epi16(words, words);
+                out.as_mut_ptr().add(i).cast::<i64>().write_unaligned(_mm_cvtsi128_si64(bytes));
+            }
+            RowScale { lo, step: (hi - lo) / U_MAX }
+        }
+    }
+
+    /// [`super::tile`]: the integer sums in registers, then the epilogue.
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn tile(
+        u: *const u8,
+        ldu: usize,
+        rows: &[RowScale; MR],
+        panel: &[i8],
+        quads: usize,
+        scale: &[f32],
+        colsum: &[f32],
+        epi: &Epilogue<'_>,
+        res: *const f32,
+        c: *mut f32,
+        ldc: usize,
+    ) {
+        // SAFETY: the caller's bounds (`super::tile`): MR rows of 4·quads
+        // bytes, a panel of quads × 64 bytes, NR values in every per-column
+        // slice, MR rows of NR floats in `c` and `res`.
+        unsafe {
+            let ones = _mm256_set1_epi16(1);
+            let mut acc = [_mm256_setzero_si256(); 2 * MR];
+            let w = panel.as_ptr();
+            let starts: [*const u8; MR] = std::array::from_fn(|r| u.add(r * ldu));
+            for q in 0..quads {
+                let w0 = _mm256_loadu_si256(w.add(q * 64).cast::<__m256i>());
+                let w1 = _mm256_loadu_si256(w.add(q * 64 + 32).cast::<__m256i>());
+                for (r, row) in starts.iter().enumerate() {
+                    let x = _mm256_set1_epi32(row.add(4 * q).cast::<i32>().read_unaligned());
+                    acc[2 * r] = _mm256_add_epi32(acc[2 * r], _mm256_madd_epi16(_mm256_maddubs_epi16(x, w0), ones));
+                    acc[2 * r + 1] =
+                        _mm256_add_epi32(acc[2 * r + 1], _mm256_madd_epi16(_mm256_maddubs_epi16(x, w1), ones));
+                }
+            }
+            for (r, &RowScale { lo, step }) in rows.iter().enumerate() {
+                let (lo, step) = (_mm256_set1_ps(lo), _mm256_set1_ps(step));
+                for h in 0..2 {
+                    let j = 8 * h;
+                    let ts = _mm256_mul_ps(step, _mm256_loadu_ps(scale.as_ptr().add(j)));
+                    let base = _mm256_mul_ps(lo, _mm256_loadu_ps(colsum.as_ptr().add(j)));
+                    let v = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc[2 * r + h]), ts), base);
+                    let v = _mm256_add_ps(v, _mm256_loadu_ps(epi.bias.as_ptr().add(j)));
+                    let v = if epi.relu { _mm256_max_ps(v, _mm256_setzero_ps()) } else { v };
+                    let mut v = _mm256_fmadd_ps(
+                        v,
+                        _mm256_loadu_ps(epi.scale.as_ptr().add(j)),
+                        _mm256_loadu_ps(epi.shift.as_ptr().add(j)),
+                    );
+                    if !res.is_null() {
+                        v = _mm256_add_ps(v, _mm256_loadu_ps(res.add(r * ldc + j)));
+                    }
+                    _mm256_storeu_ps(c.add(r * ldc + j), v);
+                }
+            }
+        }
+    }
+
+    /// Twelve independent chains of the kernel's instructions, for the peak.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn chains(iters: u64) -> i32 {
+        let (b, ones) = (_mm256_set1_epi8(-5), _mm256_set1_epi16(1));
+        // Twelve different inputs, hidden from the compiler at every step
+        // (the kernel too reads its inputs from memory), so that no chain's
+        // products are shared with another's.
+        let inputs: [__m256i; 12] = std::array::from_fn(|i| _mm256_set1_epi8(i as i8 + 1));
+        let mut acc = [_mm256_setzero_si256(); 12];
+        for _ in 0..iters {
+            let inputs = std::hint::black_box(&inputs);
+            for (x, &a) in acc.iter_mut().zip(inputs) {
+                *x = _mm256_add_epi32(*x, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), ones));
+            }
+        }
+        let mut total = 0i32;
+        for x in acc {
+            let mut lanes = [0i32; 8];
+            // SAFETY: `lanes` holds 8 integers, one register.
+            unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast::<__m256i>(), x) };
+            total = total.wrapping_add(lanes.iter().fold(0i32, |s, &v| s.wrapping_add(v)));
+        }
+        total
+    }
+}
