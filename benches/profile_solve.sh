@@ -7,6 +7,7 @@
 #
 #   bash benches/profile_solve.sh                 # widths 2^10 (10 cubes), 2^14 (2 cubes), 2^16 (1 cube)
 #   WIDTHS="10:deepcubea-10" bash benches/profile_solve.sh
+#   MATMUL=int8 bash benches/profile_solve.sh     # with integer products
 #
 # Needs `perf` (Debian's linux-perf); hardware counters are not needed.
 set -euo pipefail
@@ -14,11 +15,12 @@ cd "$(dirname "$0")/.."
 WIDTHS=${WIDTHS:-"10:deepcubea-10 14:2 16:1"}
 RUN=${RUN:-runs/cube3-q-long}
 SOLVE=${SOLVE:-target/release/solve}
+MATMUL=${MATMUL:-f32}
 [ -x "$SOLVE" ] || cargo build --release --bin solve
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tsv=data/cube3-deepcubea-test-1000.tsv
-echo "# CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | xargs), model $(grep -m1 -E '^model\s' /proc/cpuinfo | cut -d: -f2 | xargs); one thread (RAYON_NUM_THREADS=1)"
+echo "# CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | xargs), model $(grep -m1 -E '^model\s' /proc/cpuinfo | cut -d: -f2 | xargs); one thread (RAYON_NUM_THREADS=1); --matmul $MATMUL"
 for spec in $WIDTHS; do
   k=${spec%%:*}
   set=${spec#*:}
@@ -29,11 +31,13 @@ for spec in $WIDTHS; do
   echo
   echo "## width 2^$k, $(basename "$set")"
   RAYON_NUM_THREADS=1 perf record -q -e cpu-clock -F 499 -g -o "$work/w$k.data" \
-    "$SOLVE" --run "$RUN" --testset "$set" --beam-log2 "$k" --out "$work/out" --label "w$k" 2>&1 | grep -E '^width' || true
+    "$SOLVE" --run "$RUN" --testset "$set" --beam-log2 "$k" --matmul "$MATMUL" --out "$work/out" --label "w$k" 2>&1 | grep -E '^width' || true
   perf report -i "$work/w$k.data" --no-children --sort symbol --stdio 2>/dev/null | awk '
     /^ +[0-9.]+%/ {
       pct = $1; sub("%", "", pct); sym = $0
-      if (sym ~ /compiled::kernel::.*tile/) c = "network: matrix products (compiled tile kernel)"
+      if (sym ~ /compiled::int8::.*tile/) c = "network: integer products (int8 tile kernel)"
+      else if (sym ~ /compiled::int8::.*quantize_row/) c = "network: quantising the input rows of each layer"
+      else if (sym ~ /compiled::kernel::.*tile/) c = "network: matrix products (compiled tile kernel)"
       else if (sym ~ /compiled::kernel::.*sparse_row/) c = "network: first layer (sum of weight rows)"
       else if (sym ~ /compiled::/) c = "network: packing tiles, copying outputs"
       else if (sym ~ /gemm/) c = "network: matrix products (gemm)"
