@@ -111,6 +111,24 @@ fn solve(run: &Path, set: &Path, out: &Path, label: &str, extra: &[&str], kernel
     Solved { stderr, header, summary: summary.remove(0), lengths, solutions }
 }
 
+/// `solve beam` of one cube with `extra` flags and `CUBE_ORACLE_F32_KERNEL`
+/// set to `kernel`, which must be refused: exit code 1, one line on
+/// standard error (returned), nothing written.
+fn refused(run: &Path, out: &Path, extra: &[&str], kernel: &str) -> String {
+    let o = crate::common::command(env!("CARGO_BIN_EXE_solve"))
+        .args(["beam", "--run", run.to_str().unwrap(), "--scramble", "R U", "--beam-width", "4"])
+        .args(extra)
+        .args(["--out", out.join("refused").to_str().unwrap()])
+        .env("CUBE_ORACLE_F32_KERNEL", kernel)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(!out.join("refused").exists(), "nothing solved");
+    err
+}
+
 /// A fresh temporary folder named after `name`, with the trained run, the
 /// cubes' test set and the folder for `solve`'s outputs in it.
 fn setup(name: &str) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
@@ -233,16 +251,8 @@ fn int8_products_solve_as_f32_does() {
         assert!((s.mean_length() - b).abs() <= 0.1, "{k}: mean length {} against {b}", s.mean_length());
     }
 
-    let o = crate::common::command(env!("CARGO_BIN_EXE_solve"))
-        .args(["beam", "--run", run.to_str().unwrap(), "--scramble", "R U", "--beam-width", "4", "--matmul", "int8"])
-        .args(["--out", out.join("refused").to_str().unwrap()])
-        .env("CUBE_ORACLE_F32_KERNEL", "burn")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("CUBE_ORACLE_F32_KERNEL=burn") && err.lines().count() == 1, "{err}");
-    assert!(!out.join("refused").exists(), "nothing solved");
+    let err = refused(&run, &out, &["--matmul", "int8"], "burn");
+    assert!(err.contains("CUBE_ORACLE_F32_KERNEL=burn"), "{err}");
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -278,16 +288,8 @@ fn compiled_kernels_find_the_paths_burn_finds() {
     }
     assert_eq!(default.solutions, burn.solutions, "the default kernel against burn");
     // An unknown kernel is refused in one line, naming the variable.
-    let o = crate::common::command(env!("CARGO_BIN_EXE_solve"))
-        .args(["beam", "--run", run.to_str().unwrap(), "--scramble", "R U", "--beam-width", "4"])
-        .args(["--out", out.join("refused").to_str().unwrap()])
-        .env("CUBE_ORACLE_F32_KERNEL", "turbo")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("CUBE_ORACLE_F32_KERNEL") && err.contains("turbo") && err.lines().count() == 1, "{err}");
-    assert!(!out.join("refused").exists(), "nothing solved");
+    let err = refused(&run, &out, &[], "turbo");
+    assert!(err.contains("CUBE_ORACLE_F32_KERNEL") && err.contains("turbo"), "{err}");
     let _ = std::fs::remove_dir_all(&out);
 }
 

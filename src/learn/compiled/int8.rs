@@ -73,15 +73,6 @@ impl QuantLayer {
         }
         Self { k, n, weights, scale, colsum }
     }
-
-    /// The weight of input `i`, output `j`, as the integer product sees it
-    /// (`s_j · q[i][j]`), for references and tests.
-    #[must_use]
-    pub fn weight(&self, i: usize, j: usize) -> f32 {
-        let (panel, col) = (j / NR, j % NR);
-        let q = self.weights[((panel * (self.k / 4) + i / 4) * NR + col) * 4 + i % 4];
-        f32::from(q) * self.scale[j]
-    }
 }
 
 /// One row's quantisation: `x[i] ≈ lo + step · u[i]`.

@@ -89,8 +89,8 @@ struct Layer {
     k: usize,
     /// Output width, padded.
     n: usize,
-    /// Dense layers: `n / NR` panels of `k × NR`; the first layer:
-    /// `k × n`, one row of outputs per input.
+    /// Dense layers: `n / NR` panels of `k × NR` (none for an integer
+    /// layer); the first layer: `k × n`, one row of outputs per input.
     weights: Floats,
     bias: Vec<f32>,
     scale: Vec<f32>,
@@ -242,11 +242,14 @@ impl CompiledNet {
             } else {
                 identity(d_out, n)
             };
-            let (k, weights) =
-                if i == 0 { (d_in, transposed(w, d_out, d_in, n)) } else { (padded(d_in), panels(w, d_out, d_in)) };
-            let int8 = match products {
-                Products::Int8 if i > 0 => Some(QuantLayer::new(w, d_out, d_in, k, n)),
-                Products::Int8 | Products::F32 => None,
+            // An integer layer keeps only its integer weights.
+            let (k, weights, int8) = match (i, products) {
+                (0, _) => (d_in, transposed(w, d_out, d_in, n), None),
+                (_, Products::F32) => (padded(d_in), panels(w, d_out, d_in), None),
+                (_, Products::Int8) => {
+                    let k = padded(d_in);
+                    (k, Floats::default(), Some(QuantLayer::new(w, d_out, d_in, k, n)))
+                }
             };
             layers.push(Layer {
                 k,
@@ -290,13 +293,6 @@ impl CompiledNet {
     #[must_use]
     pub fn products(&self) -> Products {
         self.products
-    }
-
-    /// The integer weights of hidden layer `i` (0 is the first, which is
-    /// never integer), for references and tests.
-    #[must_use]
-    pub fn quantized(&self, i: usize) -> Option<&QuantLayer> {
-        self.layers.get(i).and_then(|l| l.int8.as_ref())
     }
 
     /// The network's outputs for `rows` encoded states (`inputs`, row-major,
@@ -455,9 +451,7 @@ impl CompiledNet {
             }
         }
     }
-}
 
-impl CompiledNet {
     /// [`CompiledNet::dense`] with integer products: each of `rows` input
     /// rows quantised to bytes, then every integer tile of every panel.
     #[allow(clippy::too_many_arguments)]
