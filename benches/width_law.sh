@@ -9,6 +9,7 @@
 #   SET=deepcubea FROM=13 TO=14 bash benches/width_law.sh     # all 1000 cubes, in pieces of 100
 #   PYTHON=target/nbenv/bin/python bash benches/width_law.sh   # with the figure (matplotlib)
 #   JOBS=2 bash benches/width_law.sh            # two cubes at a time, one thread each
+#   MERGE=0 bash benches/width_law.sh           # the pieces only, no merged table
 #
 # SET=deepcubea-100 (the default): the first 100 cubes, one piece per width
 # up to 2^15, then 2^(k-15) pieces of consecutive cubes (a, b at 2^16; a..d
@@ -65,6 +66,8 @@ for k in $(seq "$FROM" "$TO"); do
     done
   fi
 done
+# MERGE=0 stops here (the pieces only, merged later on another machine).
+[ "${MERGE:-1}" = 0 ] && exit 0
 # Every finished plain sweep of the run for the set (no -nodedup or -sym
 # variants): the 1000-cube sweeps and the set's own pieces.
 if [ "$SET" = deepcubea ]; then

@@ -12,6 +12,9 @@
 #   bash benches/gpu/device.sh wait SECS         # follow it
 #   bash benches/gpu/device.sh finish [SECS]     # stop it, export weights, evaluate on its 16 CPUs, pack
 #                                                # (EVAL="--testset deepcubea-100 --beam-log2 10" LABEL=… narrow it)
+#   bash benches/gpu/device.sh adapter           # the GPU, its cooperative-matrix types, a GPU run's meta.json
+#   SPEC="deepcubea:14:14:cpu:12:4-15 deepcubea-100:18:18:gpu:4:0-3" bash benches/gpu/device.sh search-start
+#   bash benches/gpu/device.sh search-collect SECS   # v2's width-law pieces, on the GPU and the CPUs
 #
 # Results go to $OUT (default /tmp/gpu-out; copy it back when done); the
 # work folder target/gpu/ keeps training state between the commands above.
@@ -34,7 +37,16 @@ setup() {
   if [ "$(cat "$BIN/.packed" 2>/dev/null)" != "$sum" ]; then
     mkdir -p "$BIN" && tar -xJf .gpubin/bins.tar.xz -C "$BIN" && echo "$sum" >"$BIN/.packed"
   fi
-  if [ -z "$(ls /usr/share/vulkan/icd.d/ 2>/dev/null)" ] && [ -e /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
+  # NVIDIA's Vulkan driver through its EGL library: the manifests that
+  # containers ship name libGLX_nvidia.so.0, which on a headless machine
+  # loads but creates no instance ("vkCreateInstance: Found no drivers!").
+  # VK_DRIVER_FILES set by the caller wins.
+  local egl
+  egl=$(ldconfig -p | awk '/libEGL_nvidia\.so\.0 / { print $NF; exit }')
+  if [ -z "${VK_DRIVER_FILES:-}" ] && [ -n "$egl" ]; then
+    printf '{"file_format_version": "1.0.1", "ICD": {"library_path": "%s", "api_version": "1.3.0"}}\n' "$egl" >"$WORK/nvidia_egl_icd.json"
+    export VK_DRIVER_FILES=$WORK/nvidia_egl_icd.json
+  elif [ -z "${VK_DRIVER_FILES:-}" ] && [ -z "$(ls /usr/share/vulkan/icd.d/ 2>/dev/null)" ] && [ -e /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json ]; then
     export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
   fi
 }
@@ -185,10 +197,74 @@ finish() { # seconds to let training run before stopping it
   ls -la "$OUT"
 }
 
+# The GPU, its Vulkan driver and cooperative-matrix support, and what a
+# GPU run's meta.json records about them (a smoke run trained on the GPU).
+adapter() {
+  setup
+  {
+    nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv
+    lscpu | grep -m1 "Model name"
+    grep -m1 flags /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|avx512f|avx512_bf16|avx512_vnni|amx_tile|amx_bf16|amx_int8)$' | tr '\n' ' '
+    echo
+  } 2>&1 | tee "$OUT/adapter.txt"
+  vulkaninfo >"$OUT/vulkaninfo.txt" 2>&1
+  grep -iE "deviceName|driverVersion|apiVersion|VK_KHR_cooperative_matrix|VK_NV_cooperative_matrix|cooperativeMatrix|shaderFloat16|BFloat16" \
+    "$OUT/vulkaninfo.txt" | sed 's/^ *//' | sort -u | tee -a "$OUT/adapter.txt"
+  local v=$WORK/adapter
+  rm -rf "$v" && mkdir -p "$v" && cd "$v"
+  sed 's/^name = "smoke"/name = "smoke-gpu"/; s/^device = "cpu"/device = "gpu"/' "$REPO/configs/smoke.toml" >smoke-gpu.toml
+  /usr/bin/time -f "train smoke-gpu: %e s wall" "$BIN/train" --config smoke-gpu.toml --no-progress 2>&1 | tail -n 3 | tee -a "$OUT/adapter.txt"
+  cp runs/smoke-gpu/meta.json "$OUT/smoke-gpu-meta.json"
+  grep -E '"device"' runs/smoke-gpu/meta.json | tee -a "$OUT/adapter.txt"
+  cd "$REPO"
+}
+
+# Reference v2's width law in the background: SPEC is a list of
+# SET:FROM:TO:DEVICE:JOBS:CPUS entries (say "deepcubea:14:14:cpu:12:4-15
+# deepcubea-100:18:18:gpu:4:0-3"), each one benches/width_law.sh (MERGE=0)
+# pinned to the CPUs named; finished pieces in the repository's run are
+# skipped. `search-collect` packs the finished pieces into $OUT/pieces.tar.
+search_start() {
+  setup
+  local run=$WORK/v2 entry set from to dev jobs cpus wrap
+  mkdir -p "$run"
+  cp -r --update=none runs/cube3-q-long/. "$run/" 2>/dev/null || cp -rn runs/cube3-q-long/. "$run/"
+  for entry in ${SPEC:?SPEC=set:from:to:device:jobs:cpus ...}; do
+    IFS=: read -r set from to dev jobs cpus <<<"$entry"
+    wrap=$WORK/solve-$set-$from-$dev
+    printf '#!/bin/sh\nexec taskset -c %s %s/solve --device %s "$@"\n' "$cpus" "$BIN" "$dev" >"$wrap"
+    chmod +x "$wrap"
+    if pgrep -f "width_law.sh.*$set-$from-$dev" >/dev/null; then echo "running: $entry"; continue; fi
+    RUN=$run SET=$set FROM=$from TO=$to JOBS=$jobs SOLVE=$wrap MERGE=0 \
+      setsid nohup bash benches/width_law.sh "$set-$from-$dev" >"$WORK/width-law-$set-$from-$dev.log" 2>&1 &
+    echo "started: $entry"
+  done
+}
+
+search_collect() { # seconds to wait first (while a piece runs)
+  local until=$((SECONDS + ${1:-0})) d
+  while [ $SECONDS -lt "$until" ] && pgrep -f "benches/width_law.sh" >/dev/null; do sleep 15; done
+  local done=()
+  for d in "$WORK"/v2/solve/*/; do
+    d=${d%/}
+    grep -qx 'state = complete' "$d/.cube-oracle-output" 2>/dev/null || continue
+    [ -e "$REPO/runs/cube3-q-long/solve/$(basename "$d")" ] && continue
+    done+=("$(basename "$d")")
+  done
+  # One archive: untar it in runs/cube3-q-long/solve/ and merge with
+  # benches/width_law.sh (FROM > TO merges only).
+  [ ${#done[@]} -gt 0 ] && tar -cf "$OUT/pieces.tar" -C "$WORK/v2/solve" "${done[@]}" && printf '%s\n' "${done[@]}"
+  tail -n 3 "$WORK"/width-law-*.log
+  nvidia-smi --query-gpu=utilization.gpu,memory.used,power.draw --format=csv
+}
+
 case "${1:-}" in
   verify-bench) verify_bench ;;
   train-start) train_start "${2:-900}" ;;
   wait) wait_train "${2:-500}" ;;
   finish) finish "${2:-0}" ;;
-  *) echo "usage: $0 verify-bench | train-start SECS | wait SECS | finish [SECS]" >&2; exit 2 ;;
+  adapter) adapter ;;
+  search-start) search_start ;;
+  search-collect) search_collect "${2:-0}" ;;
+  *) echo "usage: $0 verify-bench | train-start SECS | wait SECS | finish [SECS] | adapter | search-start | search-collect [SECS]" >&2; exit 2 ;;
 esac

@@ -15,7 +15,8 @@
 # .git/info/exclude.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-for d in .gpubin .gl; do grep -qx "/$d/" .git/info/exclude 2>/dev/null || echo "/$d/" >>.git/info/exclude; done
+exclude=$(git rev-parse --git-path info/exclude) && mkdir -p "$(dirname "$exclude")"
+for d in .gpubin .gl; do grep -qx "/$d/" "$exclude" 2>/dev/null || echo "/$d/" >>"$exclude"; done
 stage=target/gpubin && rm -rf "$stage" && mkdir -p "$stage" .gpubin .gl
 
 bench_exe() { # the newest gpu_throughput bench executable

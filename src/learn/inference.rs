@@ -25,6 +25,10 @@ use burn::tensor::{Device, Tensor, TensorData};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Rows per oracle call on a GPU: a wide beam goes over in a few large
+/// batches instead of many round trips of the CPU's 4,096 rows.
+pub const GPU_BATCH_ROWS: usize = 1 << 16;
+
 /// A trained network answering oracle queries. A clone shares the
 /// loaded weights' data and can serve another search thread.
 #[derive(Clone)]
@@ -191,6 +195,13 @@ impl Oracle for NetOracle {
 
     fn kind(&self) -> OracleKind {
         self.kind
+    }
+
+    fn batch_rows(&self) -> usize {
+        match self.device_kind {
+            DeviceKind::Cpu => crate::search::beam::ORACLE_CHUNK,
+            DeviceKind::Gpu => GPU_BATCH_ROWS,
+        }
     }
 
     fn predict(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {

@@ -21,7 +21,8 @@
 //! move that *produced* a state, so from state `s` the search applies the
 //! inverse `a = m⁻¹` of each predicted move `m`, scoring
 //! `score(s·a) = score(s) + ln p(m | s)`. At every depth the whole beam goes
-//! to the oracle as one batch (in chunks of at most [`ORACLE_CHUNK`] rows),
+//! to the oracle as one batch (in chunks of at most [`Oracle::batch_rows`]
+//! rows: [`ORACLE_CHUNK`] on the CPU),
 //! every beam state is expanded by every applicable move that does not make
 //! a redundant sequence (the scramble generator's rules), and the best
 //! `width` candidates form the next beam; with `dedup` on, a candidate whose
@@ -51,7 +52,8 @@ use crate::puzzle::{MoveId, Puzzle, Recent};
 use ndarray::ArrayView2;
 use std::collections::HashSet;
 
-/// Oracle calls take at most this many rows, bounding the input buffer.
+/// Oracle calls take at most this many rows unless the oracle asks for
+/// more ([`Oracle::batch_rows`]), bounding the input buffer.
 pub const ORACLE_CHUNK: usize = 4096;
 /// Largest beam width accepted (2^24 candidates × 12 moves would not fit in
 /// memory on the machines this targets).
@@ -174,9 +176,10 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
     let mut recents: Vec<Recent> = vec![Recent::default()];
     let mut history: Vec<Vec<(u32, MoveId)>> = Vec::new();
     // A value oracle is asked about children, up to `moves` per beam state.
+    let chunk = oracle.batch_rows().max(1);
     let rows = match kind.queries() {
-        Queries::Children => ORACLE_CHUNK,
-        Queries::States => ORACLE_CHUNK.min(cfg.width),
+        Queries::Children => chunk,
+        Queries::States => chunk.min(cfg.width),
     };
     let mut enc = vec![0.0f32; rows * width_enc];
     let mut lp = Vec::<f32>::new();
@@ -223,8 +226,8 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
             }
             let c = children.len();
             lp.resize(c, 0.0);
-            for start_row in (0..c).step_by(ORACLE_CHUNK) {
-                let end = (start_row + ORACLE_CHUNK).min(c);
+            for start_row in (0..c).step_by(chunk) {
+                let end = (start_row + chunk).min(c);
                 let rows = end - start_row;
                 puzzle.encode_batch(&children[start_row..end], &mut enc[..rows * width_enc]);
                 oracle.predict(&enc[..rows * width_enc], rows, &mut lp[start_row..end])?;
@@ -237,8 +240,8 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
             None
         } else {
             lp.resize(n * moves, 0.0);
-            for start_row in (0..n).step_by(ORACLE_CHUNK) {
-                let end = (start_row + ORACLE_CHUNK).min(n);
+            for start_row in (0..n).step_by(chunk) {
+                let end = (start_row + chunk).min(n);
                 let rows = end - start_row;
                 puzzle.encode_batch(&beam[start_row..end], &mut enc[..rows * width_enc]);
                 oracle.predict(&enc[..rows * width_enc], rows, &mut lp[start_row * moves..end * moves])?;

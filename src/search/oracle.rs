@@ -34,4 +34,11 @@ pub trait Oracle {
     /// When the implementation cannot evaluate the batch (say, a device
     /// error); the search stops with [`super::SearchError::Oracle`].
     fn predict(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), super::OracleError>;
+
+    /// The most rows a search should send in one [`Oracle::predict`] call:
+    /// [`super::beam::ORACLE_CHUNK`] unless the oracle answers larger
+    /// batches better (a network on a GPU, where each call is a round trip).
+    fn batch_rows(&self) -> usize {
+        super::beam::ORACLE_CHUNK
+    }
 }

@@ -169,6 +169,11 @@ impl<O: Oracle> Oracle for SymmetricOracle<O> {
         self.inner.kind()
     }
 
+    fn batch_rows(&self) -> usize {
+        // Each row becomes one inner row per transform.
+        (self.inner.batch_rows() / self.transforms.len().max(1)).max(1)
+    }
+
     fn predict(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
         if self.pass_through {
             return self.inner.predict(inputs, rows, out);

@@ -5,14 +5,15 @@
 //! of width 1 optimal (the ranking rules, checked against the truth); a
 //! resumed Q or value run reproduces the uninterrupted one; configs that
 //! mix kinds and `solve --kind` that does not match the run are refused
-//! with the key and value named.
+//! with the key and value named; the search sends the batch size an
+//! oracle asks for and finds the same paths whatever it is.
 
 use cube_oracle::learn::config::{Loss, TrainConfig};
 use cube_oracle::learn::inference::NetOracle;
 use cube_oracle::learn::training::{self, TrainOptions};
 use cube_oracle::puzzle::{MoveId, Puzzle};
 use cube_oracle::rundir::Existing;
-use cube_oracle::search::{BeamConfig, DistanceTable, Oracle, OracleError, OracleKind};
+use cube_oracle::search::{BeamConfig, DistanceTable, Oracle, OracleError, OracleKind, beam_search};
 use cube_oracle::sliding::{Board, Goal, Sliding};
 use cube_oracle::solve::boards;
 use std::path::{Path, PathBuf};
@@ -240,4 +241,57 @@ fn mixed_kinds_are_refused_naming_key_and_value() {
     let summary = dir.join("runs/q/solve/k/summary.csv");
     assert_eq!(column(&summary, "kind"), ["q-distance"]);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An oracle that asks for small batches ([`Oracle::batch_rows`], as a
+/// GPU oracle asks for large ones) and records the largest it was sent.
+struct Batched<'a> {
+    inner: Exact<'a>,
+    rows: usize,
+    largest: usize,
+    calls: usize,
+}
+
+impl Oracle for Batched<'_> {
+    fn num_moves(&self) -> usize {
+        self.inner.num_moves()
+    }
+    fn kind(&self) -> OracleKind {
+        self.inner.kind()
+    }
+    fn batch_rows(&self) -> usize {
+        self.rows
+    }
+    fn predict(&mut self, x: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
+        self.largest = self.largest.max(rows);
+        self.calls += 1;
+        self.inner.predict(x, rows, out)
+    }
+}
+
+#[test]
+fn the_search_sends_batches_of_the_oracles_size_and_finds_the_same_paths() {
+    let p = Sliding::new(3, Goal::BlankLast).unwrap();
+    let table = DistanceTable::build(&p, 40);
+    let boards = boards::random(&p, 20, 11);
+    let cfg = BeamConfig { width: 64, max_depth: 60, dedup: true, prune: true, record_beams: false };
+    for kind in [OracleKind::QDistance, OracleKind::Value] {
+        // A noisy exact oracle would tie; the exact one is deterministic and
+        // its ties are broken by (parent, move), so any chunking must agree.
+        let solve = |rows: usize| {
+            let mut o = Batched { inner: Exact { p: p.clone(), table: &table, kind }, rows, largest: 0, calls: 0 };
+            let paths: Vec<_> = boards
+                .iter()
+                .map(|b| beam_search(&p, &mut o, &p.board(&b.tiles).unwrap(), &cfg).unwrap().solution)
+                .collect();
+            (paths, o.largest, o.calls)
+        };
+        let (small, largest_small, calls_small) = solve(7);
+        let (large, largest_large, calls_large) = solve(1 << 16);
+        assert_eq!(small, large, "{kind}: chunking changed a path");
+        assert!(small.iter().all(Option::is_some), "{kind}: every board is solved");
+        assert!(largest_small <= 7, "{kind}: a batch of {largest_small} rows was sent to a 7-row oracle");
+        assert!(largest_large > 7, "{kind}: the wide oracle never got more than 7 rows");
+        assert!(calls_small > calls_large, "{kind}: {calls_small} calls at 7 rows, {calls_large} at 65536");
+    }
 }
