@@ -170,8 +170,14 @@ impl<O: Oracle> Oracle for SymmetricOracle<O> {
     }
 
     fn batch_rows(&self) -> usize {
-        // Each row becomes one inner row per transform.
-        (self.inner.batch_rows() / self.transforms.len().max(1)).max(1)
+        // Each row becomes one inner row per transform: as many rows as the
+        // inner oracle takes, divided among the transforms, but never fewer
+        // than the CPU's chunk (the batches of a CPU search stay as they were).
+        let inner = self.inner.batch_rows();
+        if self.pass_through {
+            return inner;
+        }
+        (inner / self.transforms.len()).max(super::beam::ORACLE_CHUNK).min(inner)
     }
 
     fn predict(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
