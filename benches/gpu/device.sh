@@ -65,6 +65,11 @@ bench_config() { # config-file steps warmup
   done
 }
 
+# smoke-<device>.toml here: configs/smoke.toml on that device.
+smoke_config() { # cpu | gpu
+  sed "s/^name = \"smoke\"/name = \"smoke-$1\"/; s/^device = \"cpu\"/device = \"$1\"/" "$REPO/configs/smoke.toml" >"smoke-$1.toml"
+}
+
 # How many searches found the same solution (and length) in two solve folders.
 same_solutions() {
   python3 - "$1" "$2" <<'EOF' 2>&1
@@ -94,8 +99,8 @@ verify_bench() {
   echo "== verify: smoke config, same seed, CPU and GPU, one binary" | tee "$OUT/verify.txt"
   local v=$WORK/verify
   rm -rf "$v" && mkdir -p "$v" && cd "$v"
-  sed 's/^name = "smoke"/name = "smoke-cpu"/' "$REPO/configs/smoke.toml" >smoke-cpu.toml
-  sed 's/^name = "smoke"/name = "smoke-gpu"/; s/^device = "cpu"/device = "gpu"/' "$REPO/configs/smoke.toml" >smoke-gpu.toml
+  smoke_config cpu
+  smoke_config gpu
   for d in cpu gpu; do
     /usr/bin/time -f "train smoke-$d: %e s wall" "$BIN/train" --config "smoke-$d.toml" --no-progress 2>&1 | tail -n 3
   done | tee -a "$OUT/verify.txt"
@@ -212,7 +217,7 @@ adapter() {
     "$OUT/vulkaninfo.txt" | sed 's/^ *//' | sort -u | tee -a "$OUT/adapter.txt"
   local v=$WORK/adapter
   rm -rf "$v" && mkdir -p "$v" && cd "$v"
-  sed 's/^name = "smoke"/name = "smoke-gpu"/; s/^device = "cpu"/device = "gpu"/' "$REPO/configs/smoke.toml" >smoke-gpu.toml
+  smoke_config gpu
   /usr/bin/time -f "train smoke-gpu: %e s wall" "$BIN/train" --config smoke-gpu.toml --no-progress 2>&1 | tail -n 3 | tee -a "$OUT/adapter.txt"
   cp runs/smoke-gpu/meta.json "$OUT/smoke-gpu-meta.json"
   grep -E '"device"' runs/smoke-gpu/meta.json | tee -a "$OUT/adapter.txt"
@@ -228,7 +233,7 @@ search_start() {
   setup
   local run=$WORK/v2 entry set from to dev jobs cpus wrap
   mkdir -p "$run"
-  cp -r --update=none runs/cube3-q-long/. "$run/" 2>/dev/null || cp -rn runs/cube3-q-long/. "$run/"
+  cp -rn runs/cube3-q-long/. "$run/" 2>/dev/null
   for entry in ${SPEC:?SPEC=set:from:to:device:jobs:cpus ...}; do
     IFS=: read -r set from to dev jobs cpus <<<"$entry"
     wrap=$WORK/solve-$set-$from-$dev
@@ -244,16 +249,16 @@ search_start() {
 search_collect() { # seconds to wait first (while a piece runs)
   local until=$((SECONDS + ${1:-0})) d
   while [ $SECONDS -lt "$until" ] && pgrep -f "benches/width_law.sh" >/dev/null; do sleep 15; done
-  local done=()
+  local finished=()
   for d in "$WORK"/v2/solve/*/; do
     d=${d%/}
     grep -qx 'state = complete' "$d/.cube-oracle-output" 2>/dev/null || continue
     [ -e "$REPO/runs/cube3-q-long/solve/$(basename "$d")" ] && continue
-    done+=("$(basename "$d")")
+    finished+=("$(basename "$d")")
   done
   # One archive: untar it in runs/cube3-q-long/solve/ and merge with
   # benches/width_law.sh (FROM > TO merges only).
-  [ ${#done[@]} -gt 0 ] && tar -cf "$OUT/pieces.tar" -C "$WORK/v2/solve" "${done[@]}" && printf '%s\n' "${done[@]}"
+  [ ${#finished[@]} -gt 0 ] && tar -cf "$OUT/pieces.tar" -C "$WORK/v2/solve" "${finished[@]}" && printf '%s\n' "${finished[@]}"
   tail -n 3 "$WORK"/width-law-*.log
   nvidia-smi --query-gpu=utilization.gpu,memory.used,power.draw --format=csv
 }
