@@ -179,41 +179,154 @@ unsafe fn portable_tile(
     }
 }
 
-/// Outputs of the sparse first layer taken together (a multiple of 8).
+/// The most outputs of the sparse first layer taken together (a multiple
+/// of 8).
 pub const SLAB: usize = 64;
 
-/// Columns `cols` (at most [`SLAB`], starting at a multiple of 8) of one
-/// row of the sparse first layer: `out[j] = epilogue(Σ_i x[i] · rows[i][j])`
-/// over the nonzero inputs `nz` (their index and value), where `rows` is
-/// the transposed weight (`inputs × n`, one row of `n` outputs per input).
-pub fn sparse_row(
+/// Bytes of first-layer weights a slab may span: within a 32 KiB L1 data
+/// cache, with room for the rows' indices and outputs.
+const SLAB_BYTES: usize = 24 * 1024;
+
+/// Outputs of the sparse first layer taken together for `inputs` inputs:
+/// the widest of 8, 16, 32 and 64 whose weights (`inputs` rows of it)
+/// stay in L1 while every row of a block reads them; 8 when none does.
+#[must_use]
+pub fn slab_width(inputs: usize) -> usize {
+    [64, 32, 16].into_iter().find(|&w| inputs * w * 4 <= SLAB_BYTES).unwrap_or(8)
+}
+
+/// Where [`sparse_rows`] reads the weight of input `i` to output `j` in a
+/// first layer of `inputs × n` (slab by slab, see there).
+#[must_use]
+pub fn slab_index(inputs: usize, n: usize, i: usize, j: usize) -> usize {
+    let width = slab_width(inputs);
+    let j0 = j / width * width;
+    inputs * j0 + i * width.min(n - j0) + (j - j0)
+}
+
+/// The nonzero inputs of a block's rows, for the sparse first layer.
+#[derive(Debug, Default)]
+pub struct Nonzeros {
+    /// The input index of each nonzero, row after row …
+    index: Vec<u32>,
+    /// … its value …
+    value: Vec<f32>,
+    /// … row `r`'s from `starts[r]` to `starts[r + 1]`.
+    starts: Vec<usize>,
+    /// The length of every row.
+    inputs: usize,
+    /// Whether every value is 1 (a one-hot encoding): the layer then adds
+    /// weight rows without multiplying.
+    ones: bool,
+}
+
+impl Nonzeros {
+    /// No rows yet, each to be `inputs` long.
+    pub fn clear(&mut self, inputs: usize) {
+        self.index.clear();
+        self.value.clear();
+        self.starts.clear();
+        self.starts.push(0);
+        self.inputs = inputs;
+        self.ones = true;
+    }
+
+    /// Appends the nonzero values of `row` (of the cleared length), with
+    /// their index.
+    ///
+    /// # Panics
+    /// When `row` has another length.
+    pub fn push(&mut self, row: &[f32]) {
+        assert!(row.len() == self.inputs, "a row of {} inputs among rows of {}", row.len(), self.inputs);
+        let mut ones = true;
+        let mut add = |i: usize, v: f32| {
+            ones &= v == 1.0;
+            self.index.push(i as u32);
+            self.value.push(v);
+        };
+        let chunks = row.chunks_exact(8);
+        let tail = chunks.remainder();
+        for (c, chunk) in chunks.enumerate() {
+            // A lane mask the compiler makes one compare and one move-mask.
+            let mut mask = 0u32;
+            for (l, &v) in chunk.iter().enumerate() {
+                mask |= u32::from(v != 0.0) << l;
+            }
+            while mask != 0 {
+                let l = mask.trailing_zeros() as usize;
+                add(8 * c + l, chunk[l]);
+                mask &= mask - 1;
+            }
+        }
+        let base = row.len() - tail.len();
+        for (i, &v) in tail.iter().enumerate().filter(|&(_, &v)| v != 0.0) {
+            add(base + i, v);
+        }
+        self.ones &= ones;
+        self.starts.push(self.index.len());
+    }
+
+    /// Appends a row of zeros.
+    pub fn push_zeros(&mut self) {
+        self.starts.push(self.index.len());
+    }
+
+    /// The rows so far.
+    #[must_use]
+    pub fn rows(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+}
+
+/// The sparse first layer over a block of rows: row `r`'s outputs
+/// `out[r·ld + j] = epilogue(Σ x · rows[i][j])` for `j < n`, the sum over
+/// its nonzero inputs (index `i`, value `x`) in `nz`, where `rows` is the
+/// transposed weight (`inputs × n`, one row of `n` outputs per input)
+/// stored slab by slab: the outputs are made a slab of `width` columns at
+/// a time ([`slab_width`]) for every row, and the slab from column `j0` is
+/// the contiguous `rows[inputs · j0..]`, input `i`'s `min(width, n − j0)`
+/// weights at `i · min(width, n − j0)`, so that it stays in L1 for the
+/// block.
+pub fn sparse_rows(
     kernel: Kernel,
-    nz: &[(usize, f32)],
+    nz: &Nonzeros,
     rows: &[f32],
     n: usize,
-    cols: std::ops::Range<usize>,
     epi: &Epilogue<'_>,
     out: &mut [f32],
+    ld: usize,
 ) {
-    assert!(cols.end <= n && cols.len() <= SLAB && cols.start.is_multiple_of(8) && cols.len().is_multiple_of(8));
-    assert!(out.len() >= n && epi.bias.len() >= n && epi.scale.len() >= n && epi.shift.len() >= n);
-    assert!(nz.iter().all(|&(i, _)| (i + 1) * n <= rows.len()), "an input index past the weight");
+    let count = nz.rows();
+    assert!(n > 0 && n.is_multiple_of(8) && ld >= n, "a first layer of {n} outputs at stride {ld}");
+    assert!(count == 0 || out.len() >= (count - 1) * ld + n, "an output block shorter than its rows");
+    assert!(epi.bias.len() >= n && epi.scale.len() >= n && epi.shift.len() >= n);
+    // Every index is below `nz.inputs` (as `push` takes them), so the
+    // weight's size is the only bound left to check.
+    assert!(rows.len() == nz.inputs * n, "a first-layer weight of {} values for {} × {n}", rows.len(), nz.inputs);
     match kernel {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the bounds are checked above, and the CPU has AVX2 and FMA.
-        Kernel::Avx2Fma => unsafe { avx2::sparse_row(nz, rows, n, cols, epi, out) },
+        Kernel::Avx2Fma => unsafe { avx2::sparse_rows(nz, rows, n, epi, out, ld) },
         #[cfg(not(target_arch = "x86_64"))]
         Kernel::Avx2Fma => unreachable!("AVX2 is never available off x86-64"),
         Kernel::Portable => {
-            let mut acc = [0.0f32; SLAB];
-            let acc = &mut acc[..cols.len()];
-            for &(i, x) in nz {
-                for (o, &w) in acc.iter_mut().zip(&rows[i * n + cols.start..i * n + cols.end]) {
-                    *o += x * w;
+            let width = slab_width(nz.inputs);
+            for j0 in (0..n).step_by(width) {
+                let cols = j0..(j0 + width).min(n);
+                let (base, sw) = (nz.inputs * j0, cols.len());
+                for (r, ends) in nz.starts.windows(2).enumerate() {
+                    let mut acc = [0.0f32; SLAB];
+                    let acc = &mut acc[..sw];
+                    for (&i, &x) in nz.index[ends[0]..ends[1]].iter().zip(&nz.value[ends[0]..ends[1]]) {
+                        let i = i as usize;
+                        for (o, &w) in acc.iter_mut().zip(&rows[base + i * sw..base + (i + 1) * sw]) {
+                            *o += x * w;
+                        }
+                    }
+                    for (j, &v) in cols.clone().zip(acc.iter()) {
+                        out[r * ld + j] = finish(v, j, epi);
+                    }
                 }
-            }
-            for (j, &v) in cols.zip(acc.iter()) {
-                out[j] = finish(v, j, epi);
             }
         }
     }
@@ -221,7 +334,7 @@ pub fn sparse_row(
 
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{Epilogue, MR, NR, Part, SLAB};
+    use super::{Epilogue, MR, NR, Nonzeros, Part};
     use std::arch::x86_64::{
         __m256, _mm256_add_ps, _mm256_broadcast_ss, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_max_ps, _mm256_set1_ps,
         _mm256_setzero_ps, _mm256_storeu_ps,
@@ -289,28 +402,167 @@ mod avx2 {
 
     /// [`super::sparse_row`] with the slab's sums in registers.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn sparse_row(
-        nz: &[(usize, f32)],
+    pub(super) unsafe fn sparse_rows(
+        nz: &Nonzeros,
         rows: &[f32],
         n: usize,
-        cols: std::ops::Range<usize>,
         epi: &Epilogue<'_>,
         out: &mut [f32],
+        ld: usize,
     ) {
-        // SAFETY: `super::sparse_row` checked every index and length.
+        let width = super::slab_width(nz.inputs);
+        // SAFETY: `super::sparse_rows` checked the weight's and the
+        // output's size; `Nonzeros` keeps every index below `inputs` and
+        // its starts within its lists.
         unsafe {
-            let lanes = cols.len() / 8;
-            let mut acc = [_mm256_setzero_ps(); SLAB / 8];
-            for &(i, x) in nz {
-                let xv = _mm256_set1_ps(x);
-                let w = rows.as_ptr().add(i * n + cols.start);
-                for (l, s) in acc.iter_mut().enumerate().take(lanes) {
-                    *s = _mm256_fmadd_ps(xv, _mm256_loadu_ps(w.add(8 * l)), *s);
+            for j0 in (0..n).step_by(width) {
+                let lanes = (n - j0).min(width) / 8;
+                let (w, sw) = (rows.as_ptr().add(nz.inputs * j0), 8 * lanes);
+                for (r, ends) in nz.starts.windows(2).enumerate() {
+                    let index = nz.index.get_unchecked(ends[0]..ends[1]);
+                    let value = nz.value.get_unchecked(ends[0]..ends[1]);
+                    let dst = out.as_mut_ptr().add(r * ld);
+                    let value = (!nz.ones).then_some(value);
+                    match lanes {
+                        8 => slab::<8, 1>(index, value, w, sw, j0, epi, dst),
+                        4 => slab::<4, 2>(index, value, w, sw, j0, epi, dst),
+                        2 => slab::<2, 4>(index, value, w, sw, j0, epi, dst),
+                        _ => {
+                            (0..lanes).for_each(|l| slab::<1, 8>(index, value, w.add(8 * l), sw, j0 + 8 * l, epi, dst))
+                        }
+                    }
                 }
             }
-            for (l, &s) in acc.iter().enumerate().take(lanes) {
-                let j = cols.start + 8 * l;
-                _mm256_storeu_ps(out.as_mut_ptr().add(j), finish(s, j, epi));
+        }
+    }
+
+    /// `L` vectors of one row's first-layer outputs from column `j0`, from
+    /// the slab `rows` (input `i`'s weights at `i · sw`): the weight rows
+    /// of `index` times `value`, or added when `value` is `None` (every
+    /// value 1). The rows are dealt round-robin to `P` partial sums of
+    /// each vector, so that `L · P` = 8 independent chains hide the adds'
+    /// latency; all sums stay in registers (constant counts).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn slab<const L: usize, const P: usize>(
+        index: &[u32],
+        value: Option<&[f32]>,
+        rows: *const f32,
+        sw: usize,
+        j0: usize,
+        epi: &Epilogue<'_>,
+        dst: *mut f32,
+    ) {
+        // SAFETY: the caller's bounds: every index below the slab's
+        // rows, 8L ≤ sw, columns j0..j0 + 8L within the row `dst`.
+        unsafe {
+            let mut acc = [[_mm256_setzero_ps(); L]; P];
+            // Whole groups of P rows, one to each partial sum, then the rest.
+            let whole = index.len() / P * P;
+            match value {
+                None => {
+                    let add = |part: &mut [__m256; L], i: u32| {
+                        let w = rows.add(i as usize * sw);
+                        for (l, s) in part.iter_mut().enumerate() {
+                            *s = _mm256_add_ps(*s, _mm256_loadu_ps(w.add(8 * l)));
+                        }
+                    };
+                    for group in index[..whole].chunks_exact(P) {
+                        for (part, &i) in acc.iter_mut().zip(group) {
+                            add(part, i);
+                        }
+                    }
+                    for (part, &i) in acc.iter_mut().zip(&index[whole..]) {
+                        add(part, i);
+                    }
+                }
+                Some(value) => {
+                    let fma = |part: &mut [__m256; L], i: u32, x: f32| {
+                        let (xv, w) = (_mm256_set1_ps(x), rows.add(i as usize * sw));
+                        for (l, s) in part.iter_mut().enumerate() {
+                            *s = _mm256_fmadd_ps(xv, _mm256_loadu_ps(w.add(8 * l)), *s);
+                        }
+                    };
+                    for (group, xs) in index[..whole].chunks_exact(P).zip(value.chunks_exact(P)) {
+                        for ((part, &i), &x) in acc.iter_mut().zip(group).zip(xs) {
+                            fma(part, i, x);
+                        }
+                    }
+                    for ((part, &i), &x) in acc.iter_mut().zip(&index[whole..]).zip(&value[whole..]) {
+                        fma(part, i, x);
+                    }
+                }
+            }
+            for l in 0..L {
+                let mut s = acc[0][l];
+                for part in &acc[1..] {
+                    s = _mm256_add_ps(s, part[l]);
+                }
+                let j = j0 + 8 * l;
+                _mm256_storeu_ps(dst.add(j), finish(s, j, epi));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Epilogue, Kernel, Nonzeros, slab_index, slab_width, sparse_rows};
+
+    /// The sparse first layer is the dense product with its epilogue, on
+    /// every kernel this CPU runs: one-hot rows (weight rows added), rows
+    /// of other values (multiplied), an empty row, and a width that ends
+    /// in a narrower slab.
+    #[test]
+    fn sparse_rows_are_the_dense_product_on_every_kernel() {
+        let kernels: Vec<Kernel> = Kernel::ALL.into_iter().filter(|k| k.available()).collect();
+        assert!(kernels.contains(&Kernel::Portable));
+        // 324 inputs take slabs of 16 outputs: 40 = 16 + 16 + 8.
+        let (inputs, n, ld) = (324, 40, 48);
+        assert_eq!(slab_width(inputs), 16);
+        let weight = |i: usize, j: usize| ((i * 31 + j * 17) % 23) as f32 / 7.0 - 1.5;
+        let mut rows = vec![0.0f32; inputs * n];
+        for i in 0..inputs {
+            for j in 0..n {
+                rows[slab_index(inputs, n, i, j)] = weight(i, j);
+            }
+        }
+        let bias: Vec<f32> = (0..n).map(|j| j as f32 / 10.0 - 2.0).collect();
+        let scale: Vec<f32> = (0..n).map(|j| 0.5 + j as f32 / 40.0).collect();
+        let shift: Vec<f32> = (0..n).map(|j| 0.25 - j as f32 / 80.0).collect();
+        let epi = Epilogue { bias: &bias, relu: true, scale: &scale, shift: &shift };
+        let one_hot: Vec<Vec<f32>> =
+            (0..5).map(|r| (0..inputs).map(|i| f32::from(u8::from((i + r) % 6 == 0))).collect()).collect();
+        let mut valued = one_hot.clone();
+        for (r, row) in valued.iter_mut().enumerate() {
+            row[7 + r] = 0.5;
+            row[100] = -2.0;
+        }
+        for (label, batch) in [("one-hot", &one_hot), ("valued", &valued)] {
+            for &kernel in &kernels {
+                let mut nz = Nonzeros::default();
+                nz.clear(inputs);
+                for row in batch {
+                    nz.push(row);
+                }
+                nz.push_zeros();
+                let count = batch.len() + 1;
+                let mut out = vec![f32::NAN; count * ld];
+                sparse_rows(kernel, &nz, &rows, n, &epi, &mut out, ld);
+                for r in 0..count {
+                    for j in 0..n {
+                        let x = |i: usize| batch.get(r).map_or(0.0, |row| f64::from(row[i]));
+                        let sum: f64 = (0..inputs).map(|i| x(i) * f64::from(weight(i, j))).sum();
+                        let want = (sum + f64::from(bias[j])).max(0.0) * f64::from(scale[j]) + f64::from(shift[j]);
+                        let got = f64::from(out[r * ld + j]);
+                        assert!(
+                            (got - want).abs() < 1e-4,
+                            "{label}, {}: row {r} column {j}: {got} ≠ {want}",
+                            kernel.name()
+                        );
+                    }
+                }
             }
         }
     }

@@ -90,7 +90,8 @@ struct Layer {
     /// Output width, padded.
     n: usize,
     /// Dense layers: `n / NR` panels of `k × NR` (none for an integer
-    /// layer); the first layer: `k × n`, one row of outputs per input.
+    /// layer); the first layer: `k × n`, one row of outputs per input,
+    /// in slabs of columns ([`kernel::slab_major`]).
     weights: Floats,
     bias: Vec<f32>,
     scale: Vec<f32>,
@@ -172,10 +173,8 @@ impl std::ops::DerefMut for Floats {
 #[derive(Default)]
 struct Scratch {
     buffers: [Floats; 3],
-    /// The nonzero inputs of every row, row after row …
-    nonzero: Vec<(usize, f32)>,
-    /// … row `r`'s from `starts[r]` to `starts[r + 1]`.
-    starts: Vec<usize>,
+    /// The nonzero inputs of every row.
+    nonzero: kernel::Nonzeros,
     /// A layer's input, packed tile by tile for the kernel.
     packed: Floats,
     /// An integer layer's input, row after row, and each row's scale.
@@ -244,7 +243,7 @@ impl CompiledNet {
             };
             // An integer layer keeps only its integer weights.
             let (k, weights, int8) = match (i, products) {
-                (0, _) => (d_in, transposed(w, d_out, d_in, n), None),
+                (0, _) => (d_in, slab_major(w, d_out, d_in, n), None),
                 (_, Products::F32) => (padded(d_in), panels(w, d_out, d_in), None),
                 (_, Products::Int8) => {
                     let k = padded(d_in);
@@ -329,29 +328,17 @@ impl CompiledNet {
         let [b0, b1, b2] = &mut scratch.buffers;
         let (mut cur, mut next, mut spare) = (b0, b1, b2);
 
-        // The first layer, from the nonzero inputs of each row, a slab of
-        // SLAB outputs at a time so that the slab's weights stay in cache
-        // for every row.
-        scratch.nonzero.clear();
-        scratch.starts.clear();
+        // The first layer, from the nonzero inputs of each row.
+        scratch.nonzero.clear(d_in);
         for r in 0..tiles * MR {
-            scratch.starts.push(scratch.nonzero.len());
             if r < rows {
-                let row = &x[r * d_in..(r + 1) * d_in];
-                scratch.nonzero.extend(row.iter().enumerate().filter(|&(_, &v)| v != 0.0).map(|(i, &v)| (i, v)));
+                scratch.nonzero.push(&x[r * d_in..(r + 1) * d_in]);
+            } else {
+                scratch.nonzero.push_zeros();
             }
         }
-        scratch.starts.push(scratch.nonzero.len());
         let first = &self.layers[0];
-        let epilogue = first.epilogue(0);
-        for j0 in (0..first.n).step_by(kernel::SLAB) {
-            let cols = j0..(j0 + kernel::SLAB).min(first.n);
-            for (r, ends) in scratch.starts.windows(2).enumerate() {
-                let nz = &scratch.nonzero[ends[0]..ends[1]];
-                let dst = &mut cur[r * ld..r * ld + first.n];
-                kernel::sparse_row(self.kernel, nz, &first.weights, first.n, cols.clone(), &epilogue, dst);
-            }
-        }
+        kernel::sparse_rows(self.kernel, &scratch.nonzero, &first.weights, first.n, &first.epilogue(0), cur, ld);
 
         // The other layers: `cur` holds the input, `spare` the input of the
         // open residual block.
@@ -543,12 +530,16 @@ fn pad(v: &[f32], n: usize) -> Vec<f32> {
     out
 }
 
-/// A PyTorch-layout weight (`d_out × d_in`) as `d_in` rows of `n` outputs.
-fn transposed(w: &[f32], d_out: usize, d_in: usize, n: usize) -> Floats {
+/// A PyTorch-layout weight (`d_out × d_in`) as `d_in` rows of `n` outputs,
+/// slab by slab as [`kernel::sparse_rows`] reads it: the columns of a
+/// slab ([`kernel::slab_width`]) of every row together, so that a slab is
+/// one contiguous run of memory (rows a whole weight row apart would fall
+/// into a few L1 sets and evict one another).
+fn slab_major(w: &[f32], d_out: usize, d_in: usize, n: usize) -> Floats {
     let mut out = Floats::zeros(d_in * n);
     for o in 0..d_out {
         for i in 0..d_in {
-            out[i * n + o] = w[o * d_in + i];
+            out[kernel::slab_index(d_in, n, i, o)] = w[o * d_in + i];
         }
     }
     out
