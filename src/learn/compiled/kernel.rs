@@ -400,7 +400,7 @@ mod avx2 {
         }
     }
 
-    /// [`super::sparse_row`] with the slab's sums in registers.
+    /// [`super::sparse_rows`] with each slab's sums in registers.
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn sparse_rows(
         nz: &Nonzeros,
@@ -458,41 +458,20 @@ mod avx2 {
         // rows, 8L ≤ sw, columns j0..j0 + 8L within the row `dst`.
         unsafe {
             let mut acc = [[_mm256_setzero_ps(); L]; P];
-            // Whole groups of P rows, one to each partial sum, then the rest.
-            let whole = index.len() / P * P;
+            let weights = |at: usize| rows.add(*index.get_unchecked(at) as usize * sw);
             match value {
-                None => {
-                    let add = |part: &mut [__m256; L], i: u32| {
-                        let w = rows.add(i as usize * sw);
-                        for (l, s) in part.iter_mut().enumerate() {
-                            *s = _mm256_add_ps(*s, _mm256_loadu_ps(w.add(8 * l)));
-                        }
-                    };
-                    for group in index[..whole].chunks_exact(P) {
-                        for (part, &i) in acc.iter_mut().zip(group) {
-                            add(part, i);
-                        }
+                None => deal(&mut acc, index.len(), |part, at| {
+                    let w = weights(at);
+                    for (l, s) in part.iter_mut().enumerate() {
+                        *s = _mm256_add_ps(*s, _mm256_loadu_ps(w.add(8 * l)));
                     }
-                    for (part, &i) in acc.iter_mut().zip(&index[whole..]) {
-                        add(part, i);
+                }),
+                Some(value) => deal(&mut acc, index.len(), |part, at| {
+                    let (xv, w) = (_mm256_set1_ps(*value.get_unchecked(at)), weights(at));
+                    for (l, s) in part.iter_mut().enumerate() {
+                        *s = _mm256_fmadd_ps(xv, _mm256_loadu_ps(w.add(8 * l)), *s);
                     }
-                }
-                Some(value) => {
-                    let fma = |part: &mut [__m256; L], i: u32, x: f32| {
-                        let (xv, w) = (_mm256_set1_ps(x), rows.add(i as usize * sw));
-                        for (l, s) in part.iter_mut().enumerate() {
-                            *s = _mm256_fmadd_ps(xv, _mm256_loadu_ps(w.add(8 * l)), *s);
-                        }
-                    };
-                    for (group, xs) in index[..whole].chunks_exact(P).zip(value.chunks_exact(P)) {
-                        for ((part, &i), &x) in acc.iter_mut().zip(group).zip(xs) {
-                            fma(part, i, x);
-                        }
-                    }
-                    for ((part, &i), &x) in acc.iter_mut().zip(&index[whole..]).zip(&value[whole..]) {
-                        fma(part, i, x);
-                    }
-                }
+                }),
             }
             for l in 0..L {
                 let mut s = acc[0][l];
@@ -502,6 +481,22 @@ mod avx2 {
                 let j = j0 + 8 * l;
                 _mm256_storeu_ps(dst.add(j), finish(s, j, epi));
             }
+        }
+    }
+
+    /// Items `0..count` dealt round-robin to the `P` partial sums `acc`:
+    /// whole groups of `P` (a constant count, so the sums stay in
+    /// registers), then the rest.
+    #[inline(always)]
+    fn deal<T, const P: usize>(acc: &mut [T; P], count: usize, mut f: impl FnMut(&mut T, usize)) {
+        let whole = count / P * P;
+        for g in (0..whole).step_by(P) {
+            for (p, part) in acc.iter_mut().enumerate() {
+                f(part, g + p);
+            }
+        }
+        for (part, at) in acc.iter_mut().zip(whole..count) {
+            f(part, at);
         }
     }
 }

@@ -91,7 +91,7 @@ struct Layer {
     n: usize,
     /// Dense layers: `n / NR` panels of `k × NR` (none for an integer
     /// layer); the first layer: `k × n`, one row of outputs per input,
-    /// in slabs of columns ([`kernel::slab_major`]).
+    /// in slabs of columns ([`slab_major`]).
     weights: Floats,
     bias: Vec<f32>,
     scale: Vec<f32>,
