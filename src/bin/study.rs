@@ -50,7 +50,7 @@ fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if args.list {
         cube_oracle::say!("point,parameters,samples,flops,finished");
         for p in &study.points {
-            let done = p.config.run_dir().join(study::POINT_FILE).is_file();
+            let done = p.table.is_file();
             cube_oracle::say!("{},{},{},{:.3e},{done}", p.name, p.parameters, p.samples, p.flops());
         }
         return Ok(ExitCode::SUCCESS);
@@ -70,7 +70,7 @@ fn run(args: &Args) -> anyhow::Result<ExitCode> {
             );
             match study::run_point(&study, p, progress)? {
                 PointState::Skipped => eprintln!("  finished before; skipped"),
-                PointState::Done => eprintln!("  done: {}", p.config.run_dir().join(study::POINT_FILE).display()),
+                PointState::Done => eprintln!("  done: {}", p.table.display()),
                 PointState::Stopped => {
                     eprintln!("  interrupted; run the same command to resume");
                     return Ok(ExitCode::from(130));

@@ -22,7 +22,7 @@
 //! exponents `a` of `N_opt ∝ C^a` (Approach 2 by a least-squares line
 //! through the curves' minima in log–log, Approach 3 as `β/(α+β)`).
 
-use super::{POINT_FILE, Study, StudyError};
+use super::{Study, StudyError};
 use crate::csvlog::{Col, read_columns, write_table};
 use crate::plot::{Chart, Series, Style};
 use crate::powerlaw::{self as fit, Fit};
@@ -58,8 +58,8 @@ pub fn merge(study: &Study) -> Result<Merged, StudyError> {
     let mut body = String::new();
     let mut points = 0;
     for p in &study.points {
-        let path = p.config.run_dir().join(POINT_FILE);
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let path = &p.table;
+        let Ok(text) = std::fs::read_to_string(path) else { continue };
         let mut lines = text.lines();
         let Some(h) = lines.next() else { continue };
         match &header {

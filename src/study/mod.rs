@@ -13,6 +13,7 @@
 //! (a job array fans the grid out), and [`merge`] gathers whatever is
 //! finished into `points.csv` and the fits of [`crate::powerlaw`] into `fit.csv`.
 
+mod include;
 pub mod merge;
 
 use crate::csvlog::{Col, read_columns, write_table};
@@ -121,6 +122,29 @@ pub struct StudySection {
     pub seeds: Option<Vec<u64>>,
     /// The oracle kind (default: the base's `model.kind`).
     pub kind: Option<OracleKind>,
+    /// Points beyond the grid, each one shape at one budget.
+    #[serde(default)]
+    pub extra_points: Vec<ExtraPoint>,
+    /// Finished runs of the base's recipe (folders, relative to the study
+    /// file), evaluated and fitted as points but never trained by the study.
+    #[serde(default)]
+    pub include_runs: Vec<PathBuf>,
+}
+
+/// One entry of `study.extra_points`: a shape and one budget.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtraPoint {
+    /// Hidden layer widths.
+    pub hidden: Vec<usize>,
+    /// Residual blocks (default: the base's).
+    pub residual_blocks: Option<usize>,
+    /// Training samples (give this or `flops`).
+    pub samples: Option<f64>,
+    /// Training compute, FLOPs (give this or `samples`).
+    pub flops: Option<f64>,
+    /// Seed (default: the base's).
+    pub seed: Option<u64>,
 }
 
 /// `[eval]`: the fixed evaluation of every point.
@@ -142,17 +166,32 @@ pub struct EvalSection {
     pub target_length: Option<f64>,
 }
 
-/// One point of the grid.
+/// One point of the study.
 #[derive(Clone, Debug)]
 pub struct Point {
-    /// Its name, the run folder under the study: e.g. `h512x512-b1-d1e7-s2026`.
+    /// Its name: the run folder under the study (`h512x512-b1-d1e7-s2026`),
+    /// or an included run's folder name.
     pub name: String,
-    /// Its training config.
+    /// Its training config (an included run's own, pointing at its folder).
     pub config: TrainConfig,
     /// Network parameters `N`.
     pub parameters: u64,
     /// Training samples `D`.
     pub samples: u64,
+    /// Trained by the study, or a finished run it only evaluates.
+    pub source: Source,
+    /// Its `point.csv`, whose presence marks it finished.
+    pub table: PathBuf,
+}
+
+/// Where a point's weights come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A grid point or an extra point: trained by the study in its folder.
+    Trained,
+    /// A finished run named by `study.include_runs`: evaluated, never
+    /// trained; its `point.csv` is kept under the study's `included/`.
+    Included,
 }
 
 impl Point {
@@ -259,9 +298,10 @@ impl Study {
         }
         let blocks = s.residual_blocks.clone().unwrap_or_else(|| vec![base.model.residual_blocks]);
         let seeds = s.seeds.clone().unwrap_or_else(|| vec![base.run.seed]);
-        let size = s.hidden.len() * blocks.len() * budgets.len() * seeds.len();
+        let size =
+            s.hidden.len() * blocks.len() * budgets.len() * seeds.len() + s.extra_points.len() + s.include_runs.len();
         if size == 0 || size > MAX_POINTS {
-            return Err(bad(format!("the grid has {size} points; it needs 1 to {MAX_POINTS}")));
+            return Err(bad(format!("the study has {size} points; it needs 1 to {MAX_POINTS}")));
         }
         if config.eval.beam_log2.is_empty() || config.eval.beam_log2.iter().any(|&k| k > 20) {
             return Err(bad("eval.beam_log2 must list widths from 2^0 to 2^20".into()));
@@ -272,39 +312,70 @@ impl Study {
         let out_dir = s.out_dir.clone().unwrap_or_else(|| base.run.out_dir.clone()).join(&s.name);
         let puzzle =
             base.puzzle().map_err(|source| StudyError::Config { point: "base".into(), source: Box::new(source) })?;
+        let mut recipe = base.clone();
+        if let Some(kind) = s.kind {
+            recipe.model.kind = kind;
+        }
+        // One shape at one budget and seed, trained under the study's folder.
+        let point = |hidden: &[usize], b: usize, budget: &Budget, seed: u64| -> Result<Point, StudyError> {
+            let mut cfg = recipe.clone();
+            cfg.model.hidden = hidden.to_vec();
+            cfg.model.residual_blocks = b;
+            cfg.run.seed = seed;
+            let widths = hidden.iter().map(usize::to_string).collect::<Vec<_>>().join("x");
+            // The shape is checked before it is counted: widths out of range
+            // would overflow the parameter count.
+            cfg.validate().map_err(|source| StudyError::Config {
+                point: crate::solve::bounds::shorten(&format!("h{widths}-b{b}-s{seed}")),
+                source: Box::new(source),
+            })?;
+            let outputs = cfg.model.kind.outputs(puzzle.num_moves());
+            let n = parameter_count(&cfg.model, puzzle.encoded_len(), outputs) as u64;
+            let samples = budget.samples(n);
+            let name = format!("h{widths}-b{b}-d{}-s{seed}", short(samples as f64));
+            cfg.train.samples = Some(samples);
+            cfg.train.steps = None;
+            cfg.run.name.clone_from(&name);
+            cfg.run.out_dir.clone_from(&out_dir);
+            cfg.validate().map_err(|source| StudyError::Config { point: name.clone(), source: Box::new(source) })?;
+            let table = cfg.run_dir().join(POINT_FILE);
+            Ok(Point { name, config: cfg, parameters: n, samples, source: Source::Trained, table })
+        };
         let mut points = Vec::with_capacity(size);
         for hidden in &s.hidden {
             for &b in &blocks {
                 for budget in &budgets {
                     for &seed in &seeds {
-                        let mut cfg = base.clone();
-                        cfg.model.hidden.clone_from(hidden);
-                        cfg.model.residual_blocks = b;
-                        if let Some(kind) = s.kind {
-                            cfg.model.kind = kind;
-                        }
-                        cfg.run.seed = seed;
-                        let widths = hidden.iter().map(usize::to_string).collect::<Vec<_>>().join("x");
-                        // The shape is checked before it is counted: widths
-                        // out of range would overflow the parameter count.
-                        cfg.validate().map_err(|source| StudyError::Config {
-                            point: crate::solve::bounds::shorten(&format!("h{widths}-b{b}-s{seed}")),
-                            source: Box::new(source),
-                        })?;
-                        let outputs = cfg.model.kind.outputs(puzzle.num_moves());
-                        let n = parameter_count(&cfg.model, puzzle.encoded_len(), outputs) as u64;
-                        let samples = budget.samples(n);
-                        let name = format!("h{widths}-b{b}-d{}-s{seed}", short(samples as f64));
-                        cfg.train.samples = Some(samples);
-                        cfg.train.steps = None;
-                        cfg.run.name.clone_from(&name);
-                        cfg.run.out_dir.clone_from(&out_dir);
-                        cfg.validate()
-                            .map_err(|source| StudyError::Config { point: name.clone(), source: Box::new(source) })?;
-                        points.push(Point { name, config: cfg, parameters: n, samples });
+                        points.push(point(hidden, b, budget, seed)?);
                     }
                 }
             }
+        }
+        for (i, e) in s.extra_points.iter().enumerate() {
+            let budget = match (e.samples, e.flops) {
+                (Some(d), None) => Budget::Samples(d),
+                (None, Some(c)) => Budget::Flops(c),
+                _ => return Err(bad(format!("study.extra_points[{i}]: give exactly one of samples and flops"))),
+            };
+            if !(budget.value().is_finite() && (1.0..=1e30).contains(&budget.value())) {
+                return Err(bad(format!(
+                    "study.extra_points[{i}]: budget {:e} must be a number from 1 to 1e30",
+                    budget.value()
+                )));
+            }
+            let b = e.residual_blocks.unwrap_or(base.model.residual_blocks);
+            points.push(point(&e.hidden, b, &budget, e.seed.unwrap_or(base.run.seed))?);
+        }
+        let here = path.parent().unwrap_or(Path::new("."));
+        for (i, run) in s.include_runs.iter().enumerate() {
+            let p = include::point(&recipe, &here.join(run), &out_dir, &puzzle)
+                .map_err(|why| bad(format!("study.include_runs[{i}] {}: {why}", run.display())))?;
+            points.push(p);
+        }
+        let mut names: Vec<&str> = points.iter().map(|p| p.name.as_str()).collect();
+        names.sort_unstable();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(bad(format!("two points are both named `{}`; each needs a name of its own", w[0])));
         }
         // Cheapest first, so a study stopped part-way (or a shard of it)
         // has finished as many points as its time allowed.
@@ -391,21 +462,23 @@ pub enum PointState {
 /// Training or solving failed, or the point's table could not be written.
 pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointState, StudyError> {
     let dir = point.config.run_dir();
-    if dir.join(POINT_FILE).is_file() {
+    if point.table.is_file() {
         return Ok(PointState::Skipped);
     }
-    let train_err = |source| StudyError::Train { point: point.name.clone(), source: Box::new(source) };
-    let existing = if dir.join("checkpoints").is_dir() { Existing::Resume } else { Existing::Refuse };
-    let opts = TrainOptions {
-        existing,
-        command_line: format!("study --config {} (point {})", study.path.display(), point.name),
-        progress,
-        max_steps_this_leg: None,
-        fresh_logs: false,
-    };
-    let outcome = training::run(&point.config, &opts).map_err(train_err)?;
-    if outcome.stopped_early {
-        return Ok(PointState::Stopped);
+    if point.source == Source::Trained {
+        let train_err = |source| StudyError::Train { point: point.name.clone(), source: Box::new(source) };
+        let existing = if dir.join("checkpoints").is_dir() { Existing::Resume } else { Existing::Refuse };
+        let opts = TrainOptions {
+            existing,
+            command_line: format!("study --config {} (point {})", study.path.display(), point.name),
+            progress,
+            max_steps_this_leg: None,
+            fresh_logs: false,
+        };
+        let outcome = training::run(&point.config, &opts).map_err(train_err)?;
+        if outcome.stopped_early {
+            return Ok(PointState::Stopped);
+        }
     }
     let loss = held_out_loss(&dir, point.config.model.kind)?.unwrap_or(f64::NAN);
     let eval = &study.config.eval;
@@ -426,7 +499,12 @@ pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointSt
         dedup: true,
         metric: None,
         out_root: None,
-        label: Some("study-eval".into()),
+        // An included run's folder may serve several studies: its solve is
+        // labelled with this one's name.
+        label: Some(match point.source {
+            Source::Trained => "study-eval".into(),
+            Source::Included => format!("study-eval-{}", study.config.study.name),
+        }),
         overwrite: true,
         progress,
         escalate_to: 0,
@@ -438,14 +516,18 @@ pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointSt
     };
     let solved = solve::run(&opts)
         .map_err(|source| StudyError::Solve { point: point.name.clone(), source: Box::new(source) })?;
-    check_table_path(&dir.join(POINT_FILE))?;
+    check_table_path(&point.table)?;
     let cols = ["width", "instances", "solved_pct", "mean_length", "optimal_pct", "mean_forwards", "mean_elapsed_s"];
     let s = read_columns(&solved.join("summary.csv"), &cols)?;
     let rows = s[0].len();
     let m = &point.config.model;
     let text = |v: String| Col::Str(vec![v; rows]);
+    if let Some(parent) = point.table.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| crate::csvlog::TableError::from(crate::rundir::FileError::at("creating", parent)(e)))?;
+    }
     write_table(
-        &dir.join(POINT_FILE),
+        &point.table,
         vec![
             ("study", text(study.config.study.name.clone())),
             ("point", text(point.name.clone())),

@@ -139,3 +139,86 @@ fn slow_a_nine_point_study_fits_its_loss_law() {
     assert!(dir.join("s/plots/loss-vs-flops.png").is_file());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn included_runs_and_extra_points_join_the_study_untrained() {
+    let dir = tmp("include");
+    // A one-point study trains the run that a second study then includes.
+    let first = study_file(&dir, "hidden = [[16]]\nsamples = [240000]");
+    let (code, out, err) = study(&["--config", first.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let trained = std::fs::read_dir(dir.join("s"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.join("meta.json").is_file())
+        .expect("the first study's run");
+    let run_name = trained.file_name().unwrap().to_str().unwrap().to_string();
+    let other = dir.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let second = {
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/cube2-reference.toml");
+        let text = format!(
+            "[study]\nname = \"t\"\nbase = {base:?}\nout_dir = {other:?}\nhidden = [[12]]\nsamples = [200000]\n\
+             extra_points = [{{ hidden = [20], flops = 1e11 }}]\ninclude_runs = [{trained:?}]\n\n\
+             [eval]\nrandom = 12\nseed = 3\nbeam_log2 = [5, 7]\n"
+        );
+        let path = other.join("study.toml");
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let cfg = second.to_str().unwrap();
+    let list = study(&["--config", cfg, "--list"]).1;
+    assert_eq!(list.lines().count(), 4, "grid point, extra point, included run:\n{list}");
+    let extra = list.lines().find(|l| l.starts_with("h20-")).expect("the extra point");
+    let flops: f64 = extra.split(',').nth(3).unwrap().parse().unwrap();
+    assert!((flops - 1e11).abs() < 1e-3 * 1e11, "{extra}");
+    let stamp = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
+    let metrics_before = stamp(&trained.join("metrics.csv"));
+    let (code, out, err) = study(&["--config", cfg]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(stamp(&trained.join("metrics.csv")), metrics_before, "an included run is never trained");
+    assert!(other.join("t/included").join(format!("{run_name}.csv")).is_file());
+    let points = other.join("t/points.csv");
+    let names = column(&points, "point");
+    assert_eq!(names.len(), 6, "three points × two widths: {names:?}");
+    // The included run's row is its own: N from its network, D from its
+    // config, its held-out loss the same as the first study measured.
+    let first_points = dir.join("s/points.csv");
+    let row = names.iter().position(|n| *n == run_name).expect("the included run's row");
+    for col in ["parameters", "samples", "held_out_loss"] {
+        assert_eq!(numbers(&points, col)[row], numbers(&first_points, col)[0], "{col}");
+    }
+    // Runs of another recipe, unfinished runs and clashing names are refused,
+    // each with the rule named.
+    let copy = |name: &str| {
+        let to = dir.join(name);
+        std::fs::create_dir_all(&to).unwrap();
+        for f in ["config.toml", "meta.json", "eval.csv"] {
+            std::fs::copy(trained.join(f), to.join(f)).unwrap();
+        }
+        to
+    };
+    let refused = |run: &Path, why: &str| {
+        let text = std::fs::read_to_string(&second).unwrap().replace(&format!("{trained:?}"), &format!("{run:?}"));
+        let path = other.join("refused.toml");
+        std::fs::write(&path, text).unwrap();
+        let (code, _, err) = study(&["--config", path.to_str().unwrap(), "--list"]);
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains("study.include_runs[0]") && err.contains(why), "{why}: {err}");
+    };
+    let lr = copy("lr");
+    let text = std::fs::read_to_string(lr.join("config.toml")).unwrap();
+    let line = text.lines().find(|l| l.starts_with("lr = ")).unwrap().to_string();
+    std::fs::write(lr.join("config.toml"), text.replace(&line, "lr = 0.123")).unwrap();
+    refused(&lr, "optim.lr");
+    let unfinished = copy("unfinished");
+    let meta = std::fs::read_to_string(unfinished.join("meta.json")).unwrap();
+    std::fs::write(unfinished.join("meta.json"), meta.replace("\"complete\": true", "\"complete\": false")).unwrap();
+    refused(&unfinished, "has not finished training");
+    let twice =
+        study_file(&other, "hidden = [[12]]\nsamples = [2e5]\nextra_points = [{ hidden = [12], samples = 2e5 }]");
+    let (code, _, err) = study(&["--config", twice.to_str().unwrap(), "--list"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("two points are both named `h12-b1-d2e5-s"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,147 @@
+//! `study.include_runs`: runs trained outside a study (a shipped reference,
+//! a long run on another machine) that belong on its curves because they
+//! follow its recipe. Such a run becomes a point only when it has finished
+//! training, started from random weights, and differs from the study's base
+//! config in nothing but what a grid varies (shape, seed, sample budget) and
+//! what does not change the training arithmetic's recipe (names, folders,
+//! logging and checkpoint intervals, threads, the backend). The study never
+//! trains it; it solves it with the study's fixed evaluation and keeps the
+//! result under the study's own folder, `included/<run>.csv`, so the run's
+//! folder gains only that solve's output.
+
+use super::{Point, Source};
+use crate::learn::config::TrainConfig;
+use crate::learn::model::parameter_count;
+use crate::registry::AnyPuzzle;
+use std::path::Path;
+
+/// Keys a point may set differently from the study's recipe: what a grid
+/// varies, and what leaves the recipe alone.
+const FREE_KEYS: [&str; 12] = [
+    "run.name",
+    "run.out_dir",
+    "run.seed",
+    "model.hidden",
+    "model.residual_blocks",
+    "train.steps",
+    "train.samples",
+    "train.eval_every",
+    "train.checkpoint_every",
+    "train.log_every",
+    "train.threads",
+    "train.data_workers",
+];
+
+/// The included run in folder `dir` as a point of the study whose recipe
+/// (base config, with the study's `kind`) is `recipe`.
+///
+/// # Errors
+/// Why the run cannot be a point, in words: unreadable, unfinished,
+/// fine-tuned, or of another recipe (naming the first key that differs).
+pub(super) fn point(recipe: &TrainConfig, dir: &Path, study_dir: &Path, puzzle: &AnyPuzzle) -> Result<Point, String> {
+    let name = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| !n.is_empty() && crate::folder::sanitize(n) == *n)
+        .ok_or("the folder's name must be a plain folder name")?
+        .to_string();
+    let mut cfg = TrainConfig::load(&dir.join("config.toml")).map_err(|e| e.to_string())?;
+    if let Some(f) = &cfg.finetune {
+        return Err(format!("it was fine-tuned from {}; a study's points start from random weights", f.from.display()));
+    }
+    if let Some((key, here, there)) = difference(recipe, &cfg) {
+        return Err(format!(
+            "its `{key}` is {here}, the study's recipe has {there}; only shape, seed, budget, \
+             intervals, threads and backend may differ"
+        ));
+    }
+    let meta_path = dir.join("meta.json");
+    let meta: serde_json::Value = std::fs::read_to_string(&meta_path)
+        .map_err(|e| format!("{}: {e}", meta_path.display()))
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| format!("{}: {e}", meta_path.display())))?;
+    if meta["complete"] != serde_json::Value::Bool(true) {
+        return Err("it has not finished training (meta.json: `complete` is not true); resume it first".into());
+    }
+    let outputs = cfg.model.kind.outputs(puzzle.num_moves());
+    let n = parameter_count(&cfg.model, puzzle.encoded_len(), outputs) as u64;
+    if meta["parameters"].as_u64() != Some(n) {
+        return Err(format!("meta.json's `parameters` is {}, its config's network has {n}", meta["parameters"]));
+    }
+    let samples = cfg.train.samples.unwrap_or(cfg.total_steps() * cfg.data.states_per_step as u64);
+    cfg.run.out_dir = dir.parent().map(Path::to_path_buf).unwrap_or_default();
+    cfg.run.name.clone_from(&name);
+    let table = study_dir.join("included").join(format!("{name}.csv"));
+    Ok(Point { name, config: cfg, parameters: n, samples, source: Source::Included, table })
+}
+
+/// The first key (dotted) at which `run` departs from `recipe`, outside
+/// [`FREE_KEYS`] and the `backend` section, with its value in each.
+fn difference(recipe: &TrainConfig, run: &TrainConfig) -> Option<(String, String, String)> {
+    let value = |c: &TrainConfig| {
+        let mut v = toml::Value::try_from(c).expect("a TrainConfig always serialises");
+        let t = v.as_table_mut().expect("a TrainConfig is a table");
+        t.remove("backend");
+        for key in FREE_KEYS {
+            let (section, field) = key.split_once('.').expect("dotted");
+            if let Some(s) = t.get_mut(section).and_then(toml::Value::as_table_mut) {
+                s.remove(field);
+            }
+        }
+        v
+    };
+    first_difference("", &value(run), &value(recipe))
+}
+
+fn first_difference(at: &str, a: &toml::Value, b: &toml::Value) -> Option<(String, String, String)> {
+    let show = |v: Option<&toml::Value>| v.map_or_else(|| "(absent)".to_string(), ToString::to_string);
+    match (a.as_table(), b.as_table()) {
+        (Some(ta), Some(tb)) => {
+            let mut keys: Vec<&String> = ta.keys().chain(tb.keys()).collect();
+            keys.sort_unstable();
+            keys.dedup();
+            keys.into_iter().find_map(|k| {
+                let path = if at.is_empty() { k.clone() } else { format!("{at}.{k}") };
+                match (ta.get(k), tb.get(k)) {
+                    (Some(x), Some(y)) => first_difference(&path, x, y),
+                    (x, y) => Some((path, show(x), show(y))),
+                }
+            })
+        }
+        _ => (a != b).then(|| (at.to_string(), a.to_string(), b.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> TrainConfig {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/cube3-q-long.toml");
+        TrainConfig::load(&path).unwrap()
+    }
+
+    #[test]
+    fn shape_budget_seed_and_backend_are_free_and_the_recipe_is_not() {
+        let recipe = base();
+        let mut run = recipe.clone();
+        run.run.name = "elsewhere".into();
+        run.model.hidden = vec![320, 320];
+        run.train.samples = Some(1_000);
+        run.run.seed = 7;
+        run.backend.matmul = crate::learn::config::Matmul::F32;
+        assert_eq!(difference(&recipe, &run), None);
+        let mut lr = run.clone();
+        lr.optim.lr = 3e-4;
+        let (key, here, there) = difference(&recipe, &lr).expect("the learning rate is the recipe");
+        assert_eq!(key, "optim.lr");
+        assert_eq!((here.as_str(), there.as_str()), ("0.0003", "0.001"));
+        let mut walks = run;
+        walks.data.scramble_len = toml::from_str::<TrainConfig>(
+            &toml::to_string(&recipe).unwrap().replace("scramble_len = 26", "scramble_len = 20"),
+        )
+        .unwrap()
+        .data
+        .scramble_len;
+        assert_eq!(difference(&recipe, &walks).map(|d| d.0).as_deref(), Some("data.scramble_len"));
+    }
+}
