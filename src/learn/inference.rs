@@ -186,6 +186,25 @@ impl NetOracle {
     pub fn device(&self) -> Device {
         self.device.clone()
     }
+
+    /// The kind of device the network runs on.
+    #[must_use]
+    pub fn device_kind(&self) -> DeviceKind {
+        self.device_kind
+    }
+
+    /// What computes the hidden layers' products, in words: the engine
+    /// ([`NetOracle::engine`]) and, for bf16 or int8, the unit or kernel.
+    #[must_use]
+    pub fn products(&self) -> String {
+        match self.matmul {
+            Matmul::F32 => format!("f32 on {}", self.engine()),
+            Matmul::Bf16 => format!("bf16 on {} ({})", self.engine(), crate::learn::mixed::describe()),
+            Matmul::Int8 => {
+                format!("int8 on {} ({})", self.engine(), compiled::int8::describe().unwrap_or("no integer kernel"))
+            }
+        }
+    }
 }
 
 impl Oracle for NetOracle {

@@ -18,6 +18,7 @@ pub mod heuristics;
 pub mod input;
 pub mod local;
 pub mod parberry;
+pub mod provenance;
 pub mod published;
 pub mod record;
 pub mod testsets;
@@ -285,8 +286,10 @@ fn sweep_with<P: Puzzle>(
         Some(d) => d,
         None => default_max_depth(&oracle.config)?,
     };
+    let symmetry = transforms.len();
+    let about = provenance::describe(opts, &oracle, cases.len(), max_depth, symmetry);
     let oracle = SymmetricOracle::new(oracle, transforms, Mean::Arithmetic)?;
-    let (symmetry, kind) = (oracle.k(), oracle.kind());
+    let kind = oracle.kind();
     let dedup_tag = if opts.dedup { "" } else { "-nodedup" };
     let sym_tag = if symmetry > 1 { format!("-sym{symmetry}") } else { String::new() };
     // A label the tool chose for one instance names that instance on this
@@ -309,6 +312,7 @@ fn sweep_with<P: Puzzle>(
     let root = opts.out_root.clone().unwrap_or_else(|| opts.run_dir.join("solve"));
     let output = Output::claim(&root, &label, "--label", if_exists)?;
     let out_dir = output.dir().to_path_buf();
+    let mut meta = provenance::SweepMeta::start(&out_dir, about)?;
     let run_name = opts.run_dir.file_name().map_or_else(|| "run".into(), |n| n.to_string_lossy().to_string());
     let by = Producer { puzzle: puzzle.name(), method: "beam".into(), heuristic: format!("oracle:{run_name}") };
 
@@ -342,6 +346,7 @@ fn sweep_with<P: Puzzle>(
         // sweep that is cut short keeps what it measured.
         if k < widths.len() {
             tables.write(&rows, &widths[..k], &wall_s, false)?;
+            meta.update(&widths[..k], &wall_s, false)?;
             if !opts.progress && cases.len() > 1 {
                 eprintln!("width {width}: done ({} instances); tables written", cases.len());
             }
@@ -349,6 +354,7 @@ fn sweep_with<P: Puzzle>(
     }
     bar.finish_and_clear();
     tables.write(&rows, &widths, &wall_s, true)?;
+    meta.update(&widths, &wall_s, true)?;
     more(&out_dir)?;
     Ok(output.commit()?)
 }

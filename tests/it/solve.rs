@@ -102,6 +102,21 @@ fn cli_writes_every_file_and_reports_unsolved_cubes() {
     for f in ["depths.csv", "summary.csv", "scaling.csv"] {
         assert!(dir.join(f).exists(), "{f}");
     }
+    // meta.json says what produced the tables: the command, the checkpoint,
+    // this machine's CPU, what computed the products, each width's time.
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["complete"], true);
+    assert_eq!(meta["widths"], serde_json::json!([4, 8]));
+    assert_eq!(meta["wall_s"].as_array().map(Vec::len), Some(2), "{meta}");
+    assert_eq!(meta["instances"], 10);
+    assert!(meta["command_line"].as_str().unwrap().contains("--testset deepcubea-10"), "{meta}");
+    assert!(Path::new(meta["checkpoint"].as_str().unwrap()).is_file(), "{meta}");
+    assert!(meta["products"].as_str().unwrap().starts_with("f32 on "), "{meta}");
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap();
+    let model = cpuinfo.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).unwrap().trim();
+    let device = meta["device"].as_str().unwrap();
+    assert!(device.starts_with("cpu: ") && device.contains(model), "{device} names not {model}");
     assert!(std::fs::read_to_string(dir.join("depths.csv")).unwrap().starts_with(
         "width,id,depth,beam_size,generated,entropy,max_log_prob,mean_log_prob,mean_policy_entropy,kl_previous"
     ));
@@ -232,6 +247,11 @@ fn one_cube_without_a_width_is_retried_at_doubled_widths_up_to_2_14() {
     let inst = std::fs::read_to_string(shallow_run().join("solve/escalate/instances.csv")).unwrap();
     let widths: Vec<&str> = inst.lines().skip(1).map(|l| l.split(',').nth(3).unwrap()).collect();
     assert_eq!(widths, ["1024", "2048", "4096", "8192", "16384"]);
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(shallow_run().join("solve/escalate/meta.json")).unwrap())
+            .unwrap();
+    assert_eq!(meta["widths"], serde_json::json!([1024, 2048, 4096, 8192, 16384]), "the widths actually searched");
+    assert_eq!(meta["wall_s"].as_array().map(Vec::len), Some(5));
     // An explicit width is never widened.
     let (code, _, err) = solve_cli(&["--run", &run, "--facelets", &facelets, "--max-depth", "4", "--beam-width", "8"]);
     assert_eq!(code, 0, "{err}");
