@@ -253,6 +253,9 @@ impl Chart {
         } else if self.log_x {
             mesh.x_label_formatter(&sci);
         }
+        if self.log_y {
+            mesh.y_label_formatter(&sci);
+        }
         mesh.x_desc(&self.x_label)
             .y_desc(&self.y_label)
             .label_style(("sans-serif", 15))

@@ -99,9 +99,12 @@ struct Row {
 }
 
 fn fit_all(study: &Study, table: &std::path::Path) -> Result<Option<PathBuf>, StudyError> {
-    let names = ["parameters", "samples", "flops", "held_out_loss", "width", "mean_length"];
+    let names = ["parameters", "samples", "flops", "held_out_loss", "width", "mean_length", "solved_pct"];
     let c = read_columns(table, &names)?;
     let (n, d, flops, loss, width, length) = (&c[0], &c[1], &c[2], &c[3], &c[4], &c[5]);
+    // The share left unsolved falls towards a floor as the oracle improves:
+    // fitted in the same form as the loss and the length.
+    let unsolved: Vec<f64> = c[6].iter().map(|s| 100.0 - s).collect();
     let mut rows = Vec::new();
     // The loss once per point: the rows of its narrowest width.
     let narrowest = width.iter().copied().fold(f64::INFINITY, f64::min);
@@ -137,28 +140,33 @@ fn fit_all(study: &Study, table: &std::path::Path) -> Result<Option<PathBuf>, St
     widths.dedup();
     let target = study.config.eval.target_length;
     for w in widths {
-        let idx: Vec<usize> = (0..n.len()).filter(|&i| width[i] as u64 == w && length[i].is_finite()).collect();
-        let (wc, wl, wn, wd) = (pick(flops, &idx), pick(length, &idx), pick(n, &idx), pick(d, &idx));
-        if spread(&wc)
-            && let Some(f) = fit::fit(&wc, None, &wl)
-        {
-            let reach = target.and_then(|t| f.law.reaches(t)).unwrap_or(f64::NAN);
-            rows.push(one_var("mean_length", w, f, fit::bootstrap(&wc, None, &wl, RESAMPLES, seed), reach));
-        }
-        if spread(&wn)
-            && spread(&wd)
-            && let Some(f) = fit::fit(&wn, Some(&wd), &wl)
-        {
-            let l = f.law;
-            rows.push(Row {
-                target: "mean_length".into(),
-                against: "N+D",
-                width: w,
-                fit: f,
-                ci: fit::bootstrap(&wn, Some(&wd), &wl, RESAMPLES, seed),
-                flops_for_target: f64::NAN,
-                n_opt_exponent: l.beta / (l.alpha + l.beta),
-            });
+        for (target_name, values) in [("mean_length", length), ("unsolved_pct", &unsolved)] {
+            let idx: Vec<usize> = (0..n.len()).filter(|&i| width[i] as u64 == w && values[i].is_finite()).collect();
+            let (wc, wv, wn, wd) = (pick(flops, &idx), pick(values, &idx), pick(n, &idx), pick(d, &idx));
+            if spread(&wc)
+                && let Some(f) = fit::fit(&wc, None, &wv)
+            {
+                let reach = match (target_name, target) {
+                    ("mean_length", Some(t)) => f.law.reaches(t).unwrap_or(f64::NAN),
+                    _ => f64::NAN,
+                };
+                rows.push(one_var(target_name, w, f, fit::bootstrap(&wc, None, &wv, RESAMPLES, seed), reach));
+            }
+            if spread(&wn)
+                && spread(&wd)
+                && let Some(f) = fit::fit(&wn, Some(&wd), &wv)
+            {
+                let l = f.law;
+                rows.push(Row {
+                    target: target_name.into(),
+                    against: "N+D",
+                    width: w,
+                    fit: f,
+                    ci: fit::bootstrap(&wn, Some(&wd), &wv, RESAMPLES, seed),
+                    flops_for_target: f64::NAN,
+                    n_opt_exponent: l.beta / (l.alpha + l.beta),
+                });
+            }
         }
     }
     let dir = study.dir();
@@ -169,7 +177,9 @@ fn fit_all(study: &Study, table: &std::path::Path) -> Result<Option<PathBuf>, St
         iso_flop_chart(&pn, &pc, &pl, &curves).save(&dir.join("plots").join("isoflop")).map_err(plot_err)?;
     }
     let law = rows.iter().find(|r| r.target == "held_out_loss" && r.against == "N+D").map(|r| r.fit.law);
-    frontier(&dir, &curves, law.as_ref(), &pc)?;
+    if let Some(chart) = frontier(&dir, &curves, law.as_ref(), &pc, &pn)? {
+        chart.save(&dir.join("plots").join("frontier")).map_err(plot_err)?;
+    }
     let path = dir.join("fit.csv");
     if rows.is_empty() {
         // No law fits what is finished now: an earlier fit.csv would be stale.
@@ -350,12 +360,17 @@ fn line(x: &[f64], y: &[f64]) -> Option<(f64, f64)> {
 /// only budgets whose minimum lies within the sizes trained) and by the
 /// `L(N, D)` law (Approach 3), with each approach's exponent of
 /// `N_opt ∝ C^a`.
+///
+/// Returns the frontier's chart (`N_opt` against `C`, log–log: the iso-FLOP
+/// minima, both approaches' lines, and the points trained), when there is a
+/// budget.
 fn frontier(
     dir: &std::path::Path,
     curves: &[IsoFlop],
     law: Option<&fit::Law>,
     flops: &[f64],
-) -> Result<(), StudyError> {
+    params: &[f64],
+) -> Result<Option<Chart>, StudyError> {
     let path = dir.join("frontier.csv");
     super::check_table_path(&path)?;
     let inside: Vec<&IsoFlop> = curves.iter().filter(|c| c.inside).collect();
@@ -369,7 +384,7 @@ fn frontier(
         }
     }
     budgets.sort_by(f64::total_cmp);
-    let Some(&largest) = budgets.last() else { return Ok(()) };
+    let Some(&largest) = budgets.last() else { return Ok(None) };
     budgets.push(4.0 * largest);
     let mut cols: [Vec<f64>; 7] = Default::default();
     let mut kinds = Vec::new();
@@ -407,7 +422,35 @@ fn frontier(
             ("approach3_exponent", Col::F64(vec![law.map_or(f64::NAN, |l| l.beta / (l.alpha + l.beta)); rows])),
         ],
     )?;
-    Ok(())
+    let mut chart = Chart::new("Compute-optimal network size", "training FLOPs (6·N·D)", "parameters N");
+    chart.log_x = true;
+    chart.log_y = true;
+    let trained = (0..params.len()).map(|i| (flops[i], params[i])).collect();
+    chart = chart.with(Series::new("points trained", Style::Points, trained));
+    let minima: Vec<(f64, f64)> = inside.iter().map(|k| (k.flops, k.n_opt)).collect();
+    if !minima.is_empty() {
+        chart = chart.with(Series::new("iso-FLOP minima", Style::Points, minima));
+    }
+    let span = |f: &dyn Fn(f64) -> f64| -> Vec<(f64, f64)> {
+        let (lo, hi) = (budgets[0], 4.0 * largest);
+        (0..=40).map(|i| lo * (hi / lo).powf(f64::from(i) / 40.0)).map(|c| (c, f(c))).filter(|p| p.1 > 0.0).collect()
+    };
+    if let Some((a, b)) = approach2 {
+        chart = chart.with(Series::new(
+            format!("Approach 2: N_opt ∝ C^{a:.2}"),
+            Style::Guide,
+            span(&|c: f64| (a * c.ln() + b).exp()),
+        ));
+    }
+    if let Some(l) = law {
+        let a = l.beta / (l.alpha + l.beta);
+        chart = chart.with(Series::new(
+            format!("Approach 3: N_opt ∝ C^{a:.2}"),
+            Style::Guide,
+            span(&|c: f64| l.optimal_split(c).0),
+        ));
+    }
+    Ok(Some(chart))
 }
 
 /// Held-out loss against `N`, one measured curve and its fitted parabola
