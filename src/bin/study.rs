@@ -80,9 +80,18 @@ fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     let merged = study::merge::merge(&study)?;
     cube_oracle::say!("{} of {} points finished: {}", merged.points, study.points.len(), merged.table.display());
+    let too_few = "a law in C needs 4 finished points over at least 3 budgets, a law in N and D 6 over at least \
+                   3 sizes and 3 sample counts";
     match merged.fits {
         Some(f) => cube_oracle::say!("fits: {}", f.display()),
-        None => cube_oracle::say!("too few finished points to fit a law (one variable needs 4, two need 6)"),
+        // Asked for a fit, and none is possible: an error, not a silent pass.
+        None if args.fit => anyhow::bail!(
+            "--fit: {} of {} points finished, too few to fit anything ({too_few}); {} written",
+            merged.points,
+            study.points.len(),
+            merged.table.display()
+        ),
+        None => cube_oracle::say!("too few finished points to fit a law yet ({too_few})"),
     }
     Ok(ExitCode::SUCCESS)
 }

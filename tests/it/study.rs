@@ -100,6 +100,10 @@ fn shards_split_the_grid_and_bad_studies_are_refused() {
     let list = study(&["--config", cfg, "--list"]).1;
     let finished: Vec<&str> = list.lines().skip(1).map(|l| l.rsplit(',').next().unwrap()).collect();
     assert_eq!(finished, ["false", "true"], "shard 1/2 trains the second point only:\n{list}");
+    // One finished point fits no law: an explicit --fit says so and fails.
+    let (code, _, err) = study(&["--config", cfg, "--fit"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--fit: 1 of 2 points finished, too few"), "{err}");
     for (shard, why) in [("2/2", "0 <= k < n"), ("1", "k/n"), ("0/0", "0 <= k < n")] {
         let (code, _, err) = study(&["--config", cfg, "--shard", shard]);
         assert_eq!(code, 1, "--shard {shard}: {err}");
@@ -222,5 +226,56 @@ fn included_runs_and_extra_points_join_the_study_untrained() {
     let (code, _, err) = study(&["--config", twice.to_str().unwrap(), "--list"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("two points are both named `h12-b1-d2e5-s"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_killed_study_resumes_its_point_and_ends_as_if_never_stopped() {
+    let dir = tmp("kill");
+    let grid = "hidden = [[16]]\nsamples = [1400000]";
+    // The same one-point study twice: once straight through, once killed
+    // (SIGKILL, no chance to save) after its first checkpoint, then resumed.
+    let straight = dir.join("straight");
+    let killed = dir.join("killed");
+    for d in [&straight, &killed] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let (a, b) = (study_file(&straight, grid), study_file(&killed, grid));
+    let (code, out, err) = study(&["--config", a.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let mut child = command(env!("CARGO_BIN_EXE_study"))
+        .args(["--config", b.to_str().unwrap(), "--no-progress"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The point's run folder (beside it, the folder's lock file).
+    let point = |root: &Path| {
+        let mut entries = std::fs::read_dir(root.join("s")).ok()?;
+        entries.find_map(|e| e.ok().map(|e| e.path()).filter(|p| p.is_dir()))
+    };
+    let checkpointed = || {
+        point(&killed)
+            .and_then(|p| std::fs::read_dir(p.join("checkpoints")).ok())
+            .is_some_and(|mut e| e.next().is_some())
+    };
+    let started = std::time::Instant::now();
+    while !checkpointed() {
+        assert!(child.try_wait().unwrap().is_none(), "the study finished before its first checkpoint");
+        assert!(started.elapsed().as_secs() < 300, "no checkpoint after 300 s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let run = point(&killed).unwrap();
+    assert!(!run.join("point.csv").exists(), "killed before it finished");
+    let (code, out, err) = study(&["--config", b.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("resuming"), "the second invocation resumes the point: {err}");
+    // Same training stream, same weights: the same loss and the same solves.
+    let (p, q) = (straight.join("s/points.csv"), killed.join("s/points.csv"));
+    for col in ["held_out_loss", "solved_pct", "mean_length", "mean_forwards"] {
+        assert_eq!(numbers(&p, col), numbers(&q, col), "{col}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
