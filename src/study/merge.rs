@@ -22,7 +22,7 @@
 //! exponents `a` of `N_opt ∝ C^a` (Approach 2 by a least-squares line
 //! through the curves' minima in log–log, Approach 3 as `β/(α+β)`).
 
-use super::{Study, StudyError};
+use super::{Study, StudyError, forecast};
 use crate::csvlog::{Col, read_columns, write_table};
 use crate::plot::{Chart, Series, Style};
 use crate::powerlaw::{self as fit, Fit};
@@ -56,7 +56,7 @@ pub fn merge(study: &Study) -> Result<Merged, StudyError> {
     }
     let mut header: Option<String> = None;
     let mut body = String::new();
-    let mut points = 0;
+    let mut finished = Vec::new();
     for p in &study.points {
         let path = &p.table;
         let Ok(text) = std::fs::read_to_string(path) else { continue };
@@ -74,8 +74,9 @@ pub fn merge(study: &Study) -> Result<Merged, StudyError> {
             body.push_str(line);
             body.push('\n');
         }
-        points += 1;
+        finished.push(p.name.clone());
     }
+    let points = finished.len();
     std::fs::create_dir_all(&dir)
         .map_err(|e| crate::csvlog::TableError::from(crate::rundir::FileError::at("creating", &dir)(e)))?;
     let table = dir.join("points.csv");
@@ -83,7 +84,7 @@ pub fn merge(study: &Study) -> Result<Merged, StudyError> {
         return Ok(Merged { points: 0, table, fits: None });
     };
     write_atomic(&table, format!("{header}\n{body}").as_bytes()).map_err(crate::csvlog::TableError::from)?;
-    let fits = fit_all(study, &table)?;
+    let fits = fit_all(study, &table, &finished)?;
     Ok(Merged { points, table, fits })
 }
 
@@ -98,7 +99,7 @@ struct Row {
     n_opt_exponent: f64,
 }
 
-fn fit_all(study: &Study, table: &std::path::Path) -> Result<Option<PathBuf>, StudyError> {
+fn fit_all(study: &Study, table: &std::path::Path, finished: &[String]) -> Result<Option<PathBuf>, StudyError> {
     let names = ["parameters", "samples", "flops", "held_out_loss", "width", "mean_length", "solved_pct"];
     let c = read_columns(table, &names)?;
     let (n, d, flops, loss, width, length) = (&c[0], &c[1], &c[2], &c[3], &c[4], &c[5]);
@@ -175,6 +176,10 @@ fn fit_all(study: &Study, table: &std::path::Path) -> Result<Option<PathBuf>, St
     let curves = iso_flop(&pn, &pc, &pl);
     if !curves.is_empty() {
         iso_flop_chart(&pn, &pc, &pl, &curves).save(&dir.join("plots").join("isoflop")).map_err(plot_err)?;
+    }
+    if finished.len() == pn.len() {
+        let points = forecast::Points { names: finished, params: &pn, samples: &pd, flops: &pc, loss: &pl };
+        forecast::write(&dir, &points)?;
     }
     let law = rows.iter().find(|r| r.target == "held_out_loss" && r.against == "N+D").map(|r| r.fit.law);
     if let Some(chart) = frontier(&dir, &curves, law.as_ref(), &pc, &pn)? {
@@ -264,12 +269,12 @@ struct IsoFlop {
 
 /// Budgets equal to three significant digits are one budget (`D = C/6N`
 /// rounds up to whole samples).
-fn budget_key(c: f64) -> i64 {
+pub(super) fn budget_key(c: f64) -> i64 {
     (c.log10() * 1000.0).round() as i64
 }
 
 /// How many different values `v` holds, equal to three digits counting as one.
-fn distinct(v: &[f64]) -> usize {
+pub(super) fn distinct(v: &[f64]) -> usize {
     let mut keys: Vec<i64> = v.iter().map(|&x| budget_key(x)).collect();
     keys.sort_unstable();
     keys.dedup();

@@ -13,6 +13,7 @@
 //! (a job array fans the grid out), and [`merge`] gathers whatever is
 //! finished into `points.csv` and the fits of [`crate::powerlaw`] into `fit.csv`.
 
+mod forecast;
 mod include;
 pub mod merge;
 

@@ -141,6 +141,10 @@ fn slow_a_nine_point_study_fits_its_loss_law() {
     let alpha = numbers(&fit, "alpha")[row];
     assert!(lo <= hi && alpha > 0.0, "alpha {alpha} [{lo}, {hi}]");
     assert!(dir.join("s/plots/loss-vs-flops.png").is_file());
+    // Each budget's points are forecast by the law fitted below it alone.
+    let forecasts = dir.join("s/forecasts.csv");
+    let (up_to, at) = (numbers(&forecasts, "fitted_up_to_flops"), numbers(&forecasts, "flops"));
+    assert!(!at.is_empty() && up_to.iter().zip(&at).all(|(u, c)| c > u), "{up_to:?} {at:?}");
     // With L(N, D) fitted, the frontier (Approach 3's N_opt against C) is drawn.
     assert!(dir.join("s/plots/frontier.png").is_file() && dir.join("s/plots/frontier.svg").is_file());
     std::fs::remove_dir_all(&dir).ok();
