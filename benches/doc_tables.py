@@ -87,6 +87,13 @@ class Root:
         except OSError as e:
             raise Error(f"cannot read {rel}: {e}") from None
 
+    def tagged_rows(self, rel):
+        """csv_rows, each row tagged with its file for error messages."""
+        rows = self.csv_rows(rel)
+        for r in rows:
+            r["_file"] = rel
+        return rows
+
     def meta(self, run):
         rel = f"{run}/meta.json"
         try:
@@ -714,8 +721,89 @@ def cube2_by_distance(root, widths=(1, 16, 64, 256, 1024), distances=range(8, 14
 
 
 # (file, marker name, builder)
+STUDY = "runs/study-cube3-q"
+
+
+def study_name(point):
+    """'h320x320-b2-d2.67e7-s20261121' -> 'h320x320'; an included run keeps its name."""
+    return point.split("-b")[0] if point.startswith("h") and "-b" in point else f"`{point}` (included)"
+
+
+def study_points(root):
+    """scaling.md: every finished point of the Q-distance grid, cheapest first."""
+    rel = f"{STUDY}/points.csv"
+    by_point = {}
+    for r in root.tagged_rows(rel):
+        by_point.setdefault(r["point"], {})[int(num(r, "width"))] = r
+    rows = []
+    order = sorted(by_point.items(), key=lambda kv: (num(next(iter(kv[1].values())), "flops"), kv[0]))
+    for point, widths in order:
+        first = next(iter(widths.values()))
+        cells = [
+            study_name(point),
+            sci3(num(first, "parameters")),
+            sci3(num(first, "samples")),
+            sci3(num(first, "flops")),
+            f"{num(first, 'held_out_loss'):.2f}",
+        ]
+        for w in (256, 1024):
+            r = widths.get(w)
+            if r is None:
+                raise Error(f"{rel}: point {point} has no row at width {w}")
+            cells.append(f"{trim(num(r, 'solved_pct'))}%, {num(r, 'mean_length'):.2f}")
+        rows.append(cells)
+    head = ["point", "N", "D", "C (FLOPs)", "held-out MSE", "2^8: solved, mean", "2^10: solved, mean"]
+    return [rel], table(head, rows)
+
+
+def study_fits(root):
+    """scaling.md: the grid's fitted laws with their bootstrap intervals."""
+    rel = f"{STUDY}/fit.csv"
+    rows = []
+    for r in root.tagged_rows(rel):
+        against, width = r["against"], int(num(r, "width"))
+        what = {"held_out_loss": "held-out MSE", "mean_length": "mean length",
+                "unsolved_pct": "unsolved %"}.get(r["target"], r["target"])
+        if width:
+            what += f" at 2^{log2(width)}"
+        e = f"{num(r, 'e'):.2f} [{num(r, 'e_low'):.2f}, {num(r, 'e_high'):.2f}]"
+        alpha = f"{num(r, 'alpha'):.3f} [{num(r, 'alpha_low'):.2f}, {num(r, 'alpha_high'):.2f}]"
+        if against == "N+D":
+            beta = f"{num(r, 'beta'):.3f} [{num(r, 'beta_low'):.2f}, {num(r, 'beta_high'):.2f}]"
+            n_opt = f"{num(r, 'n_opt_exponent'):.2f}"
+        else:
+            beta, n_opt = "", ""
+        reach = r.get("flops_for_target", "")
+        reach = sci3(float(reach)) if reach not in ("", "NaN", "nan") else ""
+        rows.append([what, "N, D" if against == "N+D" else "C", str(int(num(r, "points"))), e, alpha, beta,
+                     f"{num(r, 'mae'):.3f}", n_opt, reach])
+    head = ["law", "in", "points", "E [95%]", "α (on N or C) [95%]", "β (on D) [95%]", "MAE",
+            "N_opt ∝ C^a: a", "FLOPs to 23.30"]
+    return [rel], table(head, rows)
+
+
+def study_forecasts(root):
+    """scaling.md: each point forecast by the loss law fitted on the smaller budgets alone."""
+    rel = f"{STUDY}/forecasts.csv"
+    rows = []
+    for r in root.tagged_rows(rel):
+        rows.append([
+            f"{sci3(num(r, 'fitted_up_to_flops'))} ({int(num(r, 'fitted_points'))} points)",
+            study_name(r["point"]),
+            sci3(num(r, "flops")),
+            f"{num(r, 'held_out_loss'):.2f}",
+            f"{num(r, 'predicted_loss'):.2f}",
+            f"{num(r, 'error'):+.2f}",
+        ])
+    head = ["law fitted up to (points)", "point", "C (FLOPs)", "measured MSE", "forecast", "forecast − measured"]
+    return [rel], table(head, rows)
+
+
 TABLES = [
     ("README.md", "headline", headline),
+    ("docs/scaling.md", "study-points", study_points),
+    ("docs/scaling.md", "study-fits", study_fits),
+    ("docs/scaling.md", "study-forecasts", study_forecasts),
     ("docs/scaling.md", "width-law", width_law),
     ("docs/reference-v2.md", "v2-sweep", v2_sweep),
     ("docs/reference-v2.md", "v2-forwards", v2_forwards),
