@@ -65,10 +65,7 @@ pub(super) fn write(dir: &Path, p: &Points) -> Result<Option<PathBuf>, StudyErro
         }
     }
     if names.is_empty() {
-        if path.is_file() {
-            std::fs::remove_file(&path)
-                .map_err(|e| crate::csvlog::TableError::from(crate::rundir::FileError::at("removing", &path)(e)))?;
-        }
+        super::remove_stale(&path)?;
         return Ok(None);
     }
     let [up_to, used, n, d, c, measured, predicted, error, n_opt] = cols;

@@ -188,10 +188,7 @@ fn fit_all(study: &Study, table: &std::path::Path, finished: &[String]) -> Resul
     let path = dir.join("fit.csv");
     if rows.is_empty() {
         // No law fits what is finished now: an earlier fit.csv would be stale.
-        if path.is_file() {
-            std::fs::remove_file(&path)
-                .map_err(|e| crate::csvlog::TableError::from(crate::rundir::FileError::at("removing", &path)(e)))?;
-        }
+        super::remove_stale(&path)?;
         return Ok(None);
     }
     let col = |f: fn(&Row) -> f64| Col::F64(rows.iter().map(f).collect());

@@ -429,6 +429,19 @@ fn short(v: f64) -> String {
     format!("{mantissa}e{exp}")
 }
 
+/// Removes the table at `path`, if one is there, that no longer follows
+/// from the finished points (a fit they no longer allow).
+///
+/// # Errors
+/// The file exists and cannot be removed.
+pub(crate) fn remove_stale(path: &Path) -> Result<(), StudyError> {
+    if path.is_file() {
+        std::fs::remove_file(path)
+            .map_err(|e| crate::csvlog::TableError::from(crate::rundir::FileError::at("removing", path)(e)))?;
+    }
+    Ok(())
+}
+
 /// Parses `--shard k/n`.
 ///
 /// # Errors
