@@ -29,7 +29,6 @@ use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 use thiserror::Error;
 
 /// A folder could not be named, locked, created or swapped in.
@@ -330,7 +329,7 @@ fn program() -> String {
 /// The current time as `YYYY-MM-DD HH:MM:SS UTC`.
 #[must_use]
 pub fn utc_now() -> String {
-    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let secs = crate::rundir::unix_now();
     let (days, rem) = (secs / 86_400, secs % 86_400);
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
     let z = days as i64 + 719_468;

@@ -86,10 +86,6 @@ pub const CHECKPOINT_MAGIC: &[u8; 16] = b"CUBEORACLE-CKPT\0";
 /// config's own cap).
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
-/// The most bytes of `meta.json` read to recognise a run (a leg's record is
-/// a few hundred bytes).
-const MAX_META_BYTES: u64 = 16 << 20;
-
 /// The sections every training config has.
 const CONFIG_SECTIONS: [&str; 7] = ["run", "puzzle", "data", "model", "optim", "train", "backend"];
 /// Sections a training config may have besides those.
@@ -302,6 +298,16 @@ pub(crate) fn sibling(path: &Path, prefix: &str, suffix: &str) -> PathBuf {
     name.push(suffix);
     path.with_file_name(name)
 }
+
+/// Seconds since the Unix epoch (0 if the clock is before it).
+#[must_use]
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// The most bytes of a run's `meta.json` read (a leg's record is a few
+/// hundred bytes).
+pub const MAX_META_BYTES: u64 = 16 << 20;
 
 /// Writes `bytes` to `path` atomically: temporary file, fsync, rename.
 ///

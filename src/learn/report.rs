@@ -13,17 +13,12 @@ use crate::learn::model::{forward_macs, parameter_count};
 use crate::learn::objective;
 use crate::plot::{Chart, Series, Style};
 use crate::puzzle::Puzzle;
-use crate::rundir::{dependency_versions, git_revision, write_atomic};
+use crate::rundir::{dependency_versions, git_revision, unix_now, write_atomic};
 use crate::search::OracleKind;
 use serde_json::json;
 use std::path::Path;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 type Result<T, E = LearnError> = std::result::Result<T, E>;
-
-fn unix_now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
-}
 
 /// Checks, before a run resumes at checkpoint step `step`, that its
 /// `meta.json` holds the legs up to that step; with `fresh`, an unusable

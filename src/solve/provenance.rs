@@ -11,7 +11,7 @@
 
 use crate::learn::backend;
 use crate::learn::inference::NetOracle;
-use crate::rundir::{dependency_versions, git_revision, write_atomic};
+use crate::rundir::{dependency_versions, git_revision, unix_now, write_atomic};
 use crate::search::Oracle;
 use crate::solve::SolveOptions;
 use crate::solve::error::SolveError;
@@ -25,10 +25,6 @@ pub const META_FILE: &str = "meta.json";
 pub(super) struct SweepMeta {
     path: PathBuf,
     value: Value,
-}
-
-fn unix_now() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 /// Describes the sweep `opts` asks for with `oracle` (before any symmetric

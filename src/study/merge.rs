@@ -121,16 +121,7 @@ fn fit_all(study: &Study, table: &std::path::Path, finished: &[String]) -> Resul
         && spread(&pd)
         && let Some(f) = fit::fit(&pn, Some(&pd), &pl)
     {
-        let l = f.law;
-        rows.push(Row {
-            target: "held_out_loss".into(),
-            against: "N+D",
-            width: 0,
-            fit: f,
-            ci: fit::bootstrap(&pn, Some(&pd), &pl, RESAMPLES, seed),
-            flops_for_target: f64::NAN,
-            n_opt_exponent: l.beta / (l.alpha + l.beta),
-        });
+        rows.push(two_var("held_out_loss", 0, f, fit::bootstrap(&pn, Some(&pd), &pl, RESAMPLES, seed)));
     }
     let loss_c = if spread(&pc) { fit::fit(&pc, None, &pl) } else { None };
     if let Some(f) = loss_c {
@@ -157,16 +148,7 @@ fn fit_all(study: &Study, table: &std::path::Path, finished: &[String]) -> Resul
                 && spread(&wd)
                 && let Some(f) = fit::fit(&wn, Some(&wd), &wv)
             {
-                let l = f.law;
-                rows.push(Row {
-                    target: target_name.into(),
-                    against: "N+D",
-                    width: w,
-                    fit: f,
-                    ci: fit::bootstrap(&wn, Some(&wd), &wv, RESAMPLES, seed),
-                    flops_for_target: f64::NAN,
-                    n_opt_exponent: l.beta / (l.alpha + l.beta),
-                });
+                rows.push(two_var(target_name, w, f, fit::bootstrap(&wn, Some(&wd), &wv, RESAMPLES, seed)));
             }
         }
     }
@@ -177,9 +159,13 @@ fn fit_all(study: &Study, table: &std::path::Path, finished: &[String]) -> Resul
     if !curves.is_empty() {
         iso_flop_chart(&pn, &pc, &pl, &curves).save(&dir.join("plots").join("isoflop")).map_err(plot_err)?;
     }
+    // One name per loss row, unless points were evaluated at other widths
+    // (no row at the narrowest): then no forecast is named, and none is kept.
     if finished.len() == pn.len() {
         let points = forecast::Points { names: finished, params: &pn, samples: &pd, flops: &pc, loss: &pl };
         forecast::write(&dir, &points)?;
+    } else {
+        super::remove_stale(&dir.join("forecasts.csv"))?;
     }
     let law = rows.iter().find(|r| r.target == "held_out_loss" && r.against == "N+D").map(|r| r.fit.law);
     if let Some(chart) = frontier(&dir, &curves, law.as_ref(), &pc, &pn)? {
@@ -220,6 +206,13 @@ fn fit_all(study: &Study, table: &std::path::Path, finished: &[String]) -> Resul
 
 fn one_var(target: &str, width: u64, fit: Fit, ci: [(f64, f64); 5], reach: f64) -> Row {
     Row { target: target.into(), against: "C", width, fit, ci, flops_for_target: reach, n_opt_exponent: f64::NAN }
+}
+
+/// A row of a law in `(N, D)`, with its compute-optimal exponent `β/(α+β)`.
+fn two_var(target: &str, width: u64, fit: Fit, ci: [(f64, f64); 5]) -> Row {
+    let l = fit.law;
+    let n_opt_exponent = l.beta / (l.alpha + l.beta);
+    Row { target: target.into(), against: "N+D", width, fit, ci, flops_for_target: f64::NAN, n_opt_exponent }
 }
 
 fn loss_chart(params: &[f64], flops: &[f64], loss: &[f64], law: Option<&Fit>) -> Chart {

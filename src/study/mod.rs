@@ -294,8 +294,8 @@ impl Study {
             (None, Some(c)) => c.iter().map(|&v| Budget::Flops(v)).collect(),
             _ => return Err(bad("give exactly one of study.samples and study.flops".into())),
         };
-        if let Some(v) = budgets.iter().map(Budget::value).find(|v| !(v.is_finite() && *v >= 1.0 && *v <= 1e30)) {
-            return Err(bad(format!("budget {v:e} must be a number from 1 to 1e30")));
+        if let Some(why) = budgets.iter().find_map(Budget::invalid) {
+            return Err(bad(why));
         }
         let blocks = s.residual_blocks.clone().unwrap_or_else(|| vec![base.model.residual_blocks]);
         let seeds = s.seeds.clone().unwrap_or_else(|| vec![base.run.seed]);
@@ -358,11 +358,8 @@ impl Study {
                 (None, Some(c)) => Budget::Flops(c),
                 _ => return Err(bad(format!("study.extra_points[{i}]: give exactly one of samples and flops"))),
             };
-            if !(budget.value().is_finite() && (1.0..=1e30).contains(&budget.value())) {
-                return Err(bad(format!(
-                    "study.extra_points[{i}]: budget {:e} must be a number from 1 to 1e30",
-                    budget.value()
-                )));
+            if let Some(why) = budget.invalid() {
+                return Err(bad(format!("study.extra_points[{i}]: {why}")));
             }
             let b = e.residual_blocks.unwrap_or(base.model.residual_blocks);
             points.push(point(&e.hidden, b, &budget, e.seed.unwrap_or(base.run.seed))?);
@@ -408,6 +405,12 @@ impl Budget {
         match self {
             Self::Samples(v) | Self::Flops(v) => *v,
         }
+    }
+
+    /// Why the budget is unusable, or `None`: it must be a number from 1 to 1e30.
+    fn invalid(&self) -> Option<String> {
+        let v = self.value();
+        (!(v.is_finite() && (1.0..=1e30).contains(&v))).then(|| format!("budget {v:e} must be a number from 1 to 1e30"))
     }
 
     /// Training samples for a network of `n` parameters.
@@ -536,10 +539,7 @@ pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointSt
     let rows = s[0].len();
     let m = &point.config.model;
     let text = |v: String| Col::Str(vec![v; rows]);
-    if let Some(parent) = point.table.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| crate::csvlog::TableError::from(crate::rundir::FileError::at("creating", parent)(e)))?;
-    }
+    // (write_table creates the folder: an included point's is `included/`.)
     write_table(
         &point.table,
         vec![
