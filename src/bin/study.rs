@@ -1,4 +1,4 @@
-//! `study --config configs/study/<name>.toml [--shard k/n] [--fit]`: train
+//! `study --config configs/study/<name>.toml [--shard k/n | --point NAME] [--fit]`: train
 //! and evaluate the points of a scaling study (`cube_oracle::study`), each
 //! an ordinary resumable run under `runs/<study>/`; `--fit` gathers the
 //! finished points into `points.csv` and fits the laws into `fit.csv`.
@@ -23,8 +23,12 @@ struct Args {
     /// e.g. a job array's task index.
     #[arg(long, value_name = "k/n", conflicts_with = "list")]
     shard: Option<String>,
+    /// Run only this point, as `--list` names it (repeatable; in the order
+    /// given), e.g. to put one point ahead of the rest of its shard.
+    #[arg(long = "point", value_name = "NAME", conflicts_with_all = ["shard", "list"])]
+    point: Vec<String>,
     /// Only gather the finished points and fit the laws; train nothing.
-    #[arg(long, conflicts_with_all = ["shard", "list"])]
+    #[arg(long, conflicts_with_all = ["shard", "point", "list"])]
     fit: bool,
     /// Only list the points (name, parameters, samples, FLOPs, finished).
     #[arg(long)]
@@ -56,9 +60,13 @@ fn run(args: &Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if !args.fit {
-        let (k, n) = args.shard.as_deref().map(study::parse_shard).transpose()?.unwrap_or((0, 1));
         let progress = !args.no_progress && std::io::stderr().is_terminal();
-        let points = study.shard(k, n);
+        let points = if args.point.is_empty() {
+            let (k, n) = args.shard.as_deref().map(study::parse_shard).transpose()?.unwrap_or((0, 1));
+            study.shard(k, n)
+        } else {
+            study.named(&args.point)?
+        };
         for (i, p) in points.iter().enumerate() {
             eprintln!(
                 "point {}/{}: {} ({} parameters, {} samples)",

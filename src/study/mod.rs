@@ -62,6 +62,14 @@ pub enum StudyError {
     /// `--shard` is not `k/n` with `0 ≤ k < n`.
     #[error("--shard {0}: expected k/n with 0 <= k < n (e.g. 0/4 for the first of four shards)")]
     Shard(String),
+    /// `--point` names no point of the study.
+    #[error("--point {name}: study {study} has no such point (`study --list` names them)")]
+    UnknownPoint {
+        /// The name given.
+        name: String,
+        /// The study's name.
+        study: String,
+    },
     /// A point's training config is invalid.
     #[error("point {point}")]
     Config {
@@ -391,6 +399,25 @@ impl Study {
     #[must_use]
     pub fn shard(&self, k: usize, n: usize) -> Vec<&Point> {
         self.points.iter().enumerate().filter(|(i, _)| i % n == k).map(|(_, p)| p).collect()
+    }
+
+    /// The points named (`--point`, as `--list` names them), in the order
+    /// given, each once.
+    ///
+    /// # Errors
+    /// [`StudyError::UnknownPoint`] for the first name that is not a point.
+    pub fn named(&self, names: &[String]) -> Result<Vec<&Point>, StudyError> {
+        let mut chosen: Vec<&Point> = Vec::with_capacity(names.len());
+        for name in names {
+            let point = self.points.iter().find(|p| &p.name == name).ok_or_else(|| StudyError::UnknownPoint {
+                name: crate::solve::bounds::shorten(name),
+                study: self.config.study.name.clone(),
+            })?;
+            if !chosen.iter().any(|c| c.name == point.name) {
+                chosen.push(point);
+            }
+        }
+        Ok(chosen)
     }
 }
 

@@ -1,6 +1,7 @@
 //! `study`: a grid of tiny 2×2×2 runs trained, solved (every solution
 //! replayed by `solve`), gathered and fitted; finished points skipped,
-//! shards disjoint, bad study files refused with the key named.
+//! shards disjoint, named points run alone, bad study files refused with the
+//! key named.
 
 use super::common::{column, command};
 use std::path::{Path, PathBuf};
@@ -100,10 +101,20 @@ fn shards_split_the_grid_and_bad_studies_are_refused() {
     let list = study(&["--config", cfg, "--list"]).1;
     let finished: Vec<&str> = list.lines().skip(1).map(|l| l.rsplit(',').next().unwrap()).collect();
     assert_eq!(finished, ["false", "true"], "shard 1/2 trains the second point only:\n{list}");
-    // One finished point fits no law: an explicit --fit says so and fails.
+    // --point trains the point it names and nothing else; an unknown name
+    // is refused with the name and where the names are listed.
+    let first = list.lines().nth(1).unwrap().split(',').next().unwrap().to_string();
+    let (code, _, err) = study(&["--config", cfg, "--point", "h9-nosuch"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--point h9-nosuch") && err.contains("--list"), "{err}");
+    let (code, _, err) = study(&["--config", cfg, "--point", &first, "--point", &first]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err.matches("point 1/1: ").count(), 1, "one point, named twice, trained once:\n{err}");
+    assert!(err.contains(&format!("point 1/1: {first} ")), "{err}");
+    // Two finished points fit no law: an explicit --fit says so and fails.
     let (code, _, err) = study(&["--config", cfg, "--fit"]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("--fit: 1 of 2 points finished, too few"), "{err}");
+    assert!(err.contains("--fit: 2 of 2 points finished, too few"), "{err}");
     for (shard, why) in [("2/2", "0 <= k < n"), ("1", "k/n"), ("0/0", "0 <= k < n")] {
         let (code, _, err) = study(&["--config", cfg, "--shard", shard]);
         assert_eq!(code, 1, "--shard {shard}: {err}");
