@@ -492,11 +492,13 @@ pub(super) fn summary(o: &Outcome, state: &super::checkpoint::LoopState, params:
         state.elapsed_s
     );
     crate::say!("speed      {:.0} samples/s this leg ({} threads)", o.samples_per_s, rayon::current_num_threads());
-    crate::say!(
-        "last log   loss {:.4}, accuracy {:.2}%; {held_out}",
-        loss.unwrap_or(f64::NAN),
-        100.0 * acc.unwrap_or(f64::NAN)
-    );
+    match (loss, acc) {
+        (Some(loss), Some(acc)) => {
+            crate::say!("last log   loss {loss:.4}, accuracy {:.2}%; {held_out}", 100.0 * acc);
+        }
+        // Stopped before the first training log (train.log_every).
+        _ => crate::say!("last log   none yet (metrics.csv is empty); {held_out}"),
+    }
     let kl = if kind.is_distribution() { " kl.csv" } else { "" };
     crate::say!("files      config.toml meta.json metrics.csv eval.csv{kl} checkpoints/ diagnostics/ plots/");
 }

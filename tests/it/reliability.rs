@@ -454,6 +454,19 @@ fn export_refuses_a_destination_inside_the_run() {
 }
 
 #[test]
+fn a_leg_stopped_before_its_first_log_says_so_instead_of_printing_nan() {
+    let dir = tmp("nolog");
+    let cfg = smoke_config(&dir, "smoke.toml", 40);
+    // The smoke config logs every 5 steps: 3 steps leave metrics.csv empty.
+    let (code, text) = run(TRAIN, &["--config", &cfg, "--max-steps", "3", "--no-progress"], &dir);
+    assert_eq!(code, 0, "{text}");
+    assert!(steps(&dir.join("runs/smoke/metrics.csv")).is_empty());
+    assert!(text.contains("last log   none yet"), "{text}");
+    assert!(!text.contains("NaN"), "{text}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn resume_refuses_a_history_that_ends_before_the_checkpoint() {
     let dir = tmp("gap");
     let cfg = smoke_config(&dir, "smoke.toml", 40);
