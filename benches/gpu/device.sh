@@ -15,6 +15,9 @@
 #   bash benches/gpu/device.sh adapter           # the GPU, its cooperative-matrix types, a GPU run's meta.json
 #   SPEC="deepcubea:14:14:cpu:12:4-15 deepcubea-100:18:18:gpu:4:0-3" bash benches/gpu/device.sh search-start
 #   bash benches/gpu/device.sh search-collect SECS   # v2's width-law pieces, on the GPU and the CPUs
+#   bash benches/gpu/device.sh study-start POINT...  # grid points (study --list names them) trained on
+#                                                    # the GPU, evaluated on the CPUs (STUDY=<study file>)
+#   bash benches/gpu/device.sh study-collect [SECS]  # stop them (checkpointed) and pack their folders
 #
 # Results go to $OUT (default /tmp/gpu-out; copy it back when done); the
 # work folder target/gpu/ keeps training state between the commands above.
@@ -263,6 +266,47 @@ search_collect() { # seconds to wait first (while a piece runs)
   nvidia-smi --query-gpu=utilization.gpu,memory.used,power.draw --format=csv
 }
 
+# Points of a study trained on the GPU (study --device gpu), one after the
+# other, in the repository's own runs/ folder, so that a point carried over
+# from an earlier GPU period (its folder with its newest checkpoint)
+# resumes. Each finished point is then evaluated on the machine's CPUs.
+study_start() { # point names
+  setup
+  [ $# -gt 0 ] || { echo "study-start: name the points (study --list)" >&2; return 2; }
+  local study=${STUDY:-configs/study/cube3-q-grid.toml} args=() p
+  for p in "$@"; do args+=(--point "$p"); done
+  echo "$study" >"$WORK/study-file"
+  printf '%s\n' "$@" >"$WORK/study-points"
+  setsid nohup nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used,power.draw --format=csv -l 10 >"$WORK/study-gpu-util.csv" 2>&1 &
+  setsid nohup "$BIN/study" --config "$study" --device gpu "${args[@]}" --no-progress >"$WORK/study.log" 2>&1 &
+  sleep 60
+  tail -n 5 "$WORK/study.log"
+}
+
+# Waits up to SECS while the study runs, stops it (Ctrl-C: the point in
+# training writes its checkpoint), and packs each named point's folder
+# (logs, meta.json, point.csv when finished, the newest checkpoint) into
+# $OUT/study-points.tar, to be unpacked in the study's runs/ folder.
+study_collect() { # seconds to wait first
+  local until=$((SECONDS + ${1:-0})) pid dir d ck files=()
+  while [ $SECONDS -lt "$until" ] && pgrep -f "gpubin/study" >/dev/null; do sleep 15; done
+  for pid in $(pgrep -f "gpubin/study"); do kill -INT "$pid"; done
+  while pgrep -f "gpubin/study" >/dev/null; do sleep 2; done
+  pkill -f "nvidia-smi --query-gpu" || true
+  dir=$(sed -n 's/^name = "\(.*\)"/\1/p' "$(cat "$WORK/study-file")" | head -n 1)
+  for d in $(cat "$WORK/study-points"); do
+    [ -d "runs/$dir/$d" ] || continue
+    for f in config.toml meta.json metrics.csv eval.csv point.csv; do
+      [ -e "runs/$dir/$d/$f" ] && files+=("$d/$f")
+    done
+    ck=$(ls "runs/$dir/$d/checkpoints/"step-*.ckpt 2>/dev/null | sort | tail -n 1)
+    [ -n "$ck" ] && files+=("$d/checkpoints/$(basename "$ck")")
+  done
+  [ ${#files[@]} -gt 0 ] && tar -cf "$OUT/study-points.tar" -C "runs/$dir" "${files[@]}" && printf '%s\n' "${files[@]}"
+  tail -n 8 "$WORK/study.log"
+  cp "$WORK/study.log" "$WORK/study-gpu-util.csv" "$OUT/" 2>/dev/null || true
+}
+
 case "${1:-}" in
   verify-bench) verify_bench ;;
   train-start) train_start "${2:-900}" ;;
@@ -271,5 +315,7 @@ case "${1:-}" in
   adapter) adapter ;;
   search-start) search_start ;;
   search-collect) search_collect "${2:-0}" ;;
-  *) echo "usage: $0 verify-bench | train-start SECS | wait SECS | finish [SECS] | adapter | search-start | search-collect [SECS]" >&2; exit 2 ;;
+  study-start) shift; study_start "$@" ;;
+  study-collect) study_collect "${2:-0}" ;;
+  *) echo "usage: $0 verify-bench | train-start SECS | wait SECS | finish [SECS] | adapter | search-start | search-collect [SECS] | study-start POINT... | study-collect [SECS]" >&2; exit 2 ;;
 esac

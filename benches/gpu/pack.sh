@@ -2,7 +2,7 @@
 # Builds the GPU binaries on this (x86-64) machine and packs what
 # benches/gpu/device.sh needs on a GPU machine without a Rust toolchain or
 # network access:
-#   bash benches/gpu/pack.sh          .gpubin/bins.tar.xz: train, solve,
+#   bash benches/gpu/pack.sh          .gpubin/bins.tar.xz: train, solve, study,
 #                                     gpu_throughput (burn vulkan), stripped
 #   bash benches/gpu/pack.sh fusion   .gpubin/bins.tar.xz: train-fusion,
 #                                     gpu_throughput-fusion (vulkan + fusion)
@@ -27,8 +27,8 @@ if [ "${1:-plain}" = fusion ]; then
   cp "$(bench_exe)" "$stage/gpu_throughput-fusion"
   cp target/release/train "$stage/train-fusion"
 else
-  cargo build --release --features gpu --bin train --bin solve --bench gpu_throughput
-  cp target/release/train target/release/solve "$stage/"
+  cargo build --release --features gpu --bin train --bin solve --bin study --bench gpu_throughput
+  cp target/release/train target/release/solve target/release/study "$stage/"
   cp "$(bench_exe)" "$stage/gpu_throughput"
 fi
 strip "$stage"/*

@@ -1,4 +1,4 @@
-//! `study --config configs/study/<name>.toml [--shard k/n | --point NAME] [--fit]`: train
+//! `study --config configs/study/<name>.toml [--shard k/n | --point NAME] [--device D] [--fit]`: train
 //! and evaluate the points of a scaling study (`cube_oracle::study`), each
 //! an ordinary resumable run under `runs/<study>/`; `--fit` gathers the
 //! finished points into `points.csv` and fits the laws into `fit.csv`.
@@ -8,6 +8,7 @@
 //! (Ctrl-C) point exits with 130, resumable.
 
 use clap::Parser;
+use cube_oracle::learn::config::DeviceKind;
 use cube_oracle::study::{self, PointState, Study};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -27,6 +28,11 @@ struct Args {
     /// given), e.g. to put one point ahead of the rest of its shard.
     #[arg(long = "point", value_name = "NAME", conflicts_with_all = ["shard", "list"])]
     point: Vec<String>,
+    /// Train the study's points on the CPU or (a build with --features gpu)
+    /// the GPU, with f32 products there; a run keeps the device it started
+    /// on. Evaluation is always on the CPU.
+    #[arg(long, value_enum, conflicts_with_all = ["fit", "list"])]
+    device: Option<DeviceArg>,
     /// Only gather the finished points and fit the laws; train nothing.
     #[arg(long, conflicts_with_all = ["shard", "point", "list"])]
     fit: bool,
@@ -36,6 +42,13 @@ struct Args {
     /// Never draw a progress bar.
     #[arg(long)]
     no_progress: bool,
+}
+
+/// `--device`: `backend.device`'s values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum DeviceArg {
+    Cpu,
+    Gpu,
 }
 
 fn main() -> ExitCode {
@@ -50,7 +63,13 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let study = Study::load(&args.config)?;
+    let mut study = Study::load(&args.config)?;
+    if let Some(device) = args.device {
+        study.on_device(match device {
+            DeviceArg::Cpu => DeviceKind::Cpu,
+            DeviceArg::Gpu => DeviceKind::Gpu,
+        })?;
+    }
     if args.list {
         cube_oracle::say!("point,parameters,samples,flops,finished");
         for p in &study.points {

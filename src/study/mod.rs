@@ -18,7 +18,7 @@ mod include;
 pub mod merge;
 
 use crate::csvlog::{Col, read_columns, write_table};
-use crate::learn::config::{ConfigError, Matmul, TrainConfig};
+use crate::learn::config::{ConfigError, DeviceKind, Matmul, TrainConfig};
 use crate::learn::error::LearnError;
 use crate::learn::held_out_loss;
 use crate::learn::model::parameter_count;
@@ -62,6 +62,14 @@ pub enum StudyError {
     /// `--shard` is not `k/n` with `0 ≤ k < n`.
     #[error("--shard {0}: expected k/n with 0 <= k < n (e.g. 0/4 for the first of four shards)")]
     Shard(String),
+    /// `--device` names a device this build cannot train on.
+    #[error("--device {device}")]
+    Device {
+        /// The device asked for.
+        device: &'static str,
+        /// Why it cannot be used.
+        source: Box<LearnError>,
+    },
     /// `--point` names no point of the study.
     #[error("--point {name}: study {study} has no such point (`study --list` names them)")]
     UnknownPoint {
@@ -399,6 +407,33 @@ impl Study {
     #[must_use]
     pub fn shard(&self, k: usize, n: usize) -> Vec<&Point> {
         self.points.iter().enumerate().filter(|(i, _)| i % n == k).map(|(_, p)| p).collect()
+    }
+
+    /// Trains the study's own points on `device` (`study --device`): their
+    /// runs' `backend.device`, and on the GPU f32 products (`backend.matmul`
+    /// is the CPU's setting; the GPU's products follow `backend.precision`,
+    /// f32 unless the base says otherwise). A run already started keeps the
+    /// device it started on: `train` refuses to resume it on another.
+    /// Included runs are only evaluated, always on the CPU.
+    ///
+    /// # Errors
+    /// [`StudyError::Device`] when this build cannot train on `device` (the
+    /// GPU without `--features gpu`), before anything is written;
+    /// [`StudyError::Config`] when a point's config is then invalid.
+    pub fn on_device(&mut self, device: DeviceKind) -> Result<(), StudyError> {
+        crate::learn::backend::device(device)
+            .map_err(|source| StudyError::Device { device: device.name(), source: Box::new(source) })?;
+        for p in self.points.iter_mut().filter(|p| matches!(p.source, Source::Trained)) {
+            p.config.backend.device = device;
+            match device {
+                DeviceKind::Gpu => p.config.backend.matmul = Matmul::F32,
+                DeviceKind::Cpu => {}
+            }
+            p.config
+                .validate()
+                .map_err(|source| StudyError::Config { point: p.name.clone(), source: Box::new(source) })?;
+        }
+        Ok(())
     }
 
     /// The points named (`--point`, as `--list` names them), in the order

@@ -91,6 +91,23 @@ fn a_study_trains_solves_and_records_each_point_once() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// In a build without the GPU backend, `--device gpu` is refused before
+/// anything is written, naming the flag and the build feature.
+#[cfg(not(feature = "gpu"))]
+#[test]
+fn device_gpu_without_the_gpu_build_is_refused_before_anything_is_written() {
+    let dir = tmp("device");
+    let file = study_file(&dir, "hidden = [[8]]\nsamples = [240000]");
+    let cfg = file.to_str().unwrap();
+    let (code, _, err) = study(&["--config", cfg, "--device", "gpu"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("--device gpu") && err.contains("--features gpu"), "{err}");
+    assert!(!dir.join("s").exists(), "nothing is written");
+    let (code, _, err) = study(&["--config", cfg, "--device", "gpu", "--fit"]);
+    assert_eq!(code, 2, "--device with --fit is a usage error: {err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn shards_split_the_grid_and_bad_studies_are_refused() {
     let dir = tmp("shard");
