@@ -154,7 +154,10 @@ fn has_our_checkpoint(dir: &Path) -> bool {
 }
 
 /// Whether run `dir` holds at least one checkpoint file.
-fn has_checkpoint(dir: &Path) -> bool {
+/// Whether the run in `dir` has a checkpoint to resume from (a finished
+/// `checkpoints/*.ckpt`, not a write in progress).
+#[must_use]
+pub fn has_checkpoint(dir: &Path) -> bool {
     std::fs::read_dir(dir.join("checkpoints"))
         .map(|entries| entries.flatten().any(|e| e.file_name().to_string_lossy().ends_with(".ckpt")))
         .unwrap_or(false)

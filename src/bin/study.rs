@@ -98,6 +98,10 @@ fn run(args: &Args) -> anyhow::Result<ExitCode> {
             match study::run_point(&study, p, progress)? {
                 PointState::Skipped => eprintln!("  finished before; skipped"),
                 PointState::Done => eprintln!("  done: {}", p.table.display()),
+                PointState::OtherDevice(d) => {
+                    let d = d.name();
+                    eprintln!("  started on the {d}, still training: skipped (resume it with --device {d})");
+                }
                 PointState::Stopped => {
                     eprintln!("  interrupted; run the same command to resume");
                     return Ok(ExitCode::from(130));

@@ -533,9 +533,27 @@ pub enum PointState {
     Done,
     /// Training stopped early (Ctrl-C): the study stops, resumable.
     Stopped,
+    /// Its run started on another device and has not finished training:
+    /// skipped, to be resumed with `--device` naming that device.
+    OtherDevice(DeviceKind),
 }
 
-/// Trains and evaluates one point, unless it is finished.
+/// The device the run in `dir` started on (its saved `config.toml`), when
+/// there is one and it loads.
+fn started_on(dir: &Path) -> Option<DeviceKind> {
+    let path = dir.join("config.toml");
+    path.is_file().then(|| TrainConfig::load(&path).ok()).flatten().map(|c| c.backend.device)
+}
+
+/// Whether the run in `dir` has finished training (`meta.json`: `complete`).
+fn training_complete(dir: &Path) -> bool {
+    crate::rundir::read_capped_text(&dir.join("meta.json"), crate::rundir::MAX_META_BYTES)
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|meta| meta["complete"] == serde_json::Value::Bool(true))
+}
+
+/// Trains and evaluates one point, unless it is finished, or its run
+/// started on another device and is still training there.
 ///
 /// # Errors
 /// Training or solving failed, or the point's table could not be written.
@@ -544,9 +562,27 @@ pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointSt
     if point.table.is_file() {
         return Ok(PointState::Skipped);
     }
-    if point.source == Source::Trained {
+    // A run started on another device (a grid's largest points on a GPU)
+    // is left to that device until it has trained; its evaluation is the
+    // CPU's either way.
+    let resumable = crate::rundir::has_checkpoint(&dir);
+    let elsewhere = started_on(&dir).filter(|&d| resumable && d != point.config.backend.device);
+    if let Some(device) = elsewhere.filter(|_| !training_complete(&dir)) {
+        return Ok(PointState::OtherDevice(device));
+    }
+    if point.source == Source::Trained && elsewhere.is_none() {
         let train_err = |source| StudyError::Train { point: point.name.clone(), source: Box::new(source) };
-        let existing = if dir.join("checkpoints").is_dir() { Existing::Resume } else { Existing::Refuse };
+        // A run killed before its first checkpoint has nothing to resume
+        // from: it starts again in place (only a run `train` made is ever
+        // replaced, and only once the new one has a checkpoint).
+        let existing = match (resumable, dir.exists()) {
+            (true, _) => Existing::Resume,
+            (false, true) => {
+                eprintln!("  its run stopped before its first checkpoint: starting it again");
+                Existing::Overwrite
+            }
+            (false, false) => Existing::Refuse,
+        };
         let opts = TrainOptions {
             existing,
             command_line: format!("study --config {} (point {})", study.path.display(), point.name),

@@ -88,6 +88,31 @@ fn a_study_trains_solves_and_records_each_point_once() {
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(err.matches("finished before; skipped").count(), 2, "{err}");
     assert_eq!(stamp(&first), before);
+    // A run started on another device (as if on a GPU: its saved config
+    // says so) and not finished there is skipped, with the flag that
+    // resumes it, and the study goes on; once it has finished training
+    // there, the study evaluates it here without training it again.
+    let run = first.parent().unwrap().to_path_buf();
+    let config = run.join("config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(text.contains("device = \"cpu\""), "{text}");
+    std::fs::write(&config, text.replace("device = \"cpu\"", "device = \"gpu\"")).unwrap();
+    let meta = std::fs::read_to_string(run.join("meta.json")).unwrap();
+    let unfinished = meta.replace("\"complete\": true", "\"complete\": false");
+    assert_ne!(meta, unfinished, "{meta}");
+    std::fs::write(run.join("meta.json"), &unfinished).unwrap();
+    std::fs::remove_file(&first).unwrap();
+    let metrics = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
+    let (code, out, err) = study(&["--config", cfg]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("started on the gpu, still training: skipped (resume it with --device gpu)"), "{err}");
+    assert_eq!(err.matches("finished before; skipped").count(), 1, "the other point: {err}");
+    assert!(!first.exists());
+    std::fs::write(run.join("meta.json"), &meta).unwrap();
+    let (code, out, err) = study(&["--config", cfg]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(first.is_file(), "evaluated: {err}");
+    assert_eq!(std::fs::read_to_string(run.join("metrics.csv")).unwrap(), metrics, "not trained again");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -308,6 +333,23 @@ fn a_killed_study_resumes_its_point_and_ends_as_if_never_stopped() {
     let (p, q) = (straight.join("s/points.csv"), killed.join("s/points.csv"));
     for col in ["held_out_loss", "solved_pct", "mean_length", "mean_forwards"] {
         assert_eq!(numbers(&p, col), numbers(&q, col), "{col}");
+    }
+    // Killed before its first checkpoint was complete (only a write in
+    // progress in checkpoints/, or no checkpoints/ yet): nothing to resume,
+    // so the point starts again in place and ends the same.
+    for partial in [true, false] {
+        std::fs::remove_file(run.join("point.csv")).unwrap();
+        std::fs::remove_dir_all(run.join("checkpoints")).unwrap();
+        if partial {
+            std::fs::create_dir(run.join("checkpoints")).unwrap();
+            std::fs::write(run.join("checkpoints/.step-00000010.ckpt.tmp1"), b"cut").unwrap();
+        }
+        let (code, out, err) = study(&["--config", b.to_str().unwrap()]);
+        assert_eq!(code, 0, "checkpoints/ with a partial write: {partial}: {out}{err}");
+        assert!(err.contains("stopped before its first checkpoint: starting it again"), "{err}");
+        for col in ["held_out_loss", "solved_pct", "mean_length", "mean_forwards"] {
+            assert_eq!(numbers(&p, col), numbers(&q, col), "{col}, partial write {partial}");
+        }
     }
     std::fs::remove_dir_all(&dir).ok();
 }
