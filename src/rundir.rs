@@ -53,6 +53,16 @@ pub enum RunDirError {
         /// The run directory.
         dir: PathBuf,
     },
+    /// Resuming a run that stopped before its first checkpoint.
+    #[error(
+        "cannot resume {}: it stopped before its first checkpoint, so there is nothing to resume; \
+         start it again with --overwrite",
+        dir.display()
+    )]
+    NothingToResume {
+        /// The run directory.
+        dir: PathBuf,
+    },
     /// The path exists but is nothing `train` made, so it is never replaced.
     #[error(
         "{} exists but is not a run made by train (no training config.toml beside train's meta.json or \
@@ -257,6 +267,9 @@ pub fn prepare(dir: &Path, existing: Existing) -> Result<Prepared, RunDirError> 
         }
         (true, Existing::Refuse) => Err(RunDirError::Exists { dir: dir.to_path_buf() }),
         (true, _) if !is_run(dir) => Err(RunDirError::NotARun { dir: dir.to_path_buf() }),
+        (true, Existing::Resume) if !has_checkpoint(dir) => {
+            Err(RunDirError::NothingToResume { dir: dir.to_path_buf() })
+        }
         (true, Existing::Resume) => Ok(Prepared { resumed: true, pending: None }),
         (true, Existing::Overwrite) => {
             let aside = sibling(dir, ".", &format!(".overwritten-{}", std::process::id()));
@@ -413,6 +426,11 @@ mod tests {
         std::fs::remove_dir_all(dir.join("checkpoints")).unwrap();
         assert!(!is_run(&dir));
         write_atomic(&dir.join("meta.json"), br#"{"crate_versions": {"cube-oracle": "0.1.0"}, "legs": []}"#).unwrap();
+        // A run with no checkpoint yet has nothing to resume: the error says
+        // how to start it again.
+        let err = prepare(&dir, Existing::Resume).unwrap_err().to_string();
+        assert!(err.contains("stopped before its first checkpoint") && err.contains("--overwrite"), "{err}");
+        write_atomic(&dir.join("checkpoints/step-00000001.ckpt"), CHECKPOINT_MAGIC).unwrap();
         assert!(prepare(&dir, Existing::Resume).unwrap().resumed);
         // An overwrite that fails before its first checkpoint puts the old run back.
         let p = prepare(&dir, Existing::Overwrite).unwrap();
