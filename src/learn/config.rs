@@ -384,6 +384,11 @@ pub struct TrainSection {
     /// one state per depth).
     #[serde(default = "default_eval_walks")]
     pub eval_walks: usize,
+    /// Seed of the held-out walks (default: `run.seed`). Runs of different
+    /// seeds with the same `eval_seed` are scored on the same held-out
+    /// states; a study sets it to its base's seed for every point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eval_seed: Option<u64>,
     /// Compute threads (default: all cores).
     #[serde(default)]
     pub threads: Option<usize>,
@@ -809,6 +814,12 @@ impl TrainConfig {
             Some(g) => invalid("puzzle.goal", format!("{g:?}"), format!("does not fit: {e}")),
             None => invalid("puzzle.kind", self.puzzle.kind, format!("cannot be built: {e}")),
         })
+    }
+
+    /// The seed of the held-out walks: `train.eval_seed`, else `run.seed`.
+    #[must_use]
+    pub fn held_out_seed(&self) -> u64 {
+        self.train.eval_seed.unwrap_or(self.run.seed)
     }
 
     /// The run directory, `<out_dir>/<name>`.

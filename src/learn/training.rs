@@ -204,7 +204,8 @@ fn data_setup(cfg: &TrainConfig) -> Result<DataSetup> {
         seed: cfg.run.seed,
     };
     let max_len = cfg.data.scramble_len.max();
-    let held_out = puzzle.visit(HeldOut { spec: &spec, walks: cfg.train.eval_walks, max_len })?;
+    let held_out_spec = BatchSpec { seed: cfg.held_out_seed(), ..spec };
+    let held_out = puzzle.visit(HeldOut { spec: &held_out_spec, walks: cfg.train.eval_walks, max_len })?;
     Ok(DataSetup { puzzle, spec, held_out })
 }
 
@@ -522,13 +523,15 @@ fn open_log(dir: &Path, file: &str, header: &[&str], resume_at: Option<LogEnd>, 
 
 fn check_same_run(cfg: &TrainConfig, config_path: &Path) -> Result<()> {
     let saved = TrainConfig::load(config_path)?;
-    let sections: [(&str, bool); 7] = [
+    let sections: [(&str, bool); 8] = [
         ("run", saved.run == cfg.run),
         ("puzzle", saved.puzzle == cfg.puzzle),
         ("data", saved.data == cfg.data),
         ("model", saved.model == cfg.model),
         ("optim", saved.optim == cfg.optim),
         ("backend", saved.backend.device == cfg.backend.device),
+        // The held-out walks must stay the same states for the whole run.
+        ("train.eval_seed", saved.held_out_seed() == cfg.held_out_seed()),
         ("finetune", saved.finetune == cfg.finetune),
     ];
     if let Some(&(section, _)) = sections.iter().find(|(_, same)| !same) {
@@ -620,4 +623,29 @@ fn progress_bar(show: bool, total: u64, at: u64) -> ProgressBar {
     );
     bar.set_position(at);
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn smoke(seed: u64, eval_seed: Option<u64>) -> TrainConfig {
+        let mut cfg: TrainConfig = toml::from_str(include_str!("../../configs/smoke.toml")).unwrap();
+        cfg.run.seed = seed;
+        cfg.train.eval_seed = eval_seed;
+        cfg
+    }
+
+    #[test]
+    fn the_held_out_walks_follow_eval_seed_and_the_training_walks_run_seed() {
+        let held_out = |cfg: &TrainConfig| data_setup(cfg).unwrap().held_out;
+        // Two seeds scored on one set of held-out walks …
+        assert_eq!(held_out(&smoke(1, Some(9))), held_out(&smoke(2, Some(9))));
+        // … which is the run seed's own set when eval_seed is not given …
+        assert_eq!(held_out(&smoke(9, None)), held_out(&smoke(1, Some(9))));
+        // … and another set for another seed.
+        assert_ne!(held_out(&smoke(1, None)).inputs, held_out(&smoke(2, None)).inputs);
+        // The training walks keep the run's own seed.
+        assert_eq!(data_setup(&smoke(1, Some(9))).unwrap().spec.seed, 1);
+    }
 }

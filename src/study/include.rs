@@ -18,7 +18,7 @@ use std::path::Path;
 
 /// Keys a point may set differently from the study's recipe: what a grid
 /// varies, and what leaves the recipe alone.
-const FREE_KEYS: [&str; 12] = [
+const FREE_KEYS: [&str; 13] = [
     "run.name",
     "run.out_dir",
     "run.seed",
@@ -31,6 +31,8 @@ const FREE_KEYS: [&str; 12] = [
     "train.log_every",
     "train.threads",
     "train.data_workers",
+    // Checked on its own: the held-out walks' seed, resolved.
+    "train.eval_seed",
 ];
 
 /// The included run in folder `dir` as a point of the study whose recipe
@@ -54,6 +56,15 @@ pub(super) fn point(recipe: &TrainConfig, dir: &Path, study_dir: &Path, puzzle: 
         return Err(format!(
             "its `{key}` is {here}, the study's recipe has {there}; only shape, seed, budget, \
              intervals, threads and backend may differ"
+        ));
+    }
+    // The held-out loss is comparable only on the study's held-out walks.
+    if cfg.held_out_seed() != recipe.held_out_seed() {
+        return Err(format!(
+            "its held-out walks are drawn from seed {} (train.eval_seed, else run.seed), the study's from {}: \
+             its held-out loss is measured on other states",
+            cfg.held_out_seed(),
+            recipe.held_out_seed()
         ));
     }
     let meta_path = dir.join("meta.json");

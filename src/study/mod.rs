@@ -352,6 +352,9 @@ impl Study {
             let name = format!("h{widths}-b{b}-d{}-s{seed}", short(samples as f64));
             cfg.train.samples = Some(samples);
             cfg.train.steps = None;
+            // Every point is scored on the same held-out walks, the base's,
+            // whatever its own seed.
+            cfg.train.eval_seed = Some(base.held_out_seed());
             cfg.run.name.clone_from(&name);
             cfg.run.out_dir.clone_from(&out_dir);
             cfg.validate().map_err(|source| StudyError::Config { point: name.clone(), source: Box::new(source) })?;

@@ -68,6 +68,12 @@ fn a_study_trains_solves_and_records_each_point_once() {
         let mean = at_last.iter().map(|&i| states[i] * ce[i]).sum::<f64>() / n;
         assert!((numbers(&points, "held_out_loss")[i] - mean).abs() < 1e-9, "{name}");
     }
+    // Every point is scored on the base's held-out walks.
+    for name in column(&points, "point") {
+        let text = std::fs::read_to_string(dir.join("s").join(name.as_str()).join("config.toml")).unwrap();
+        let seed = |key: &str| text.lines().find(|l| l.starts_with(key)).map(|l| l[key.len()..].trim().to_string());
+        assert_eq!(seed("eval_seed = "), seed("seed = "), "{name}");
+    }
     // The wider network fits the walks better on the same data.
     let loss = numbers(&points, "held_out_loss");
     assert!(loss[2] < loss[0], "48 hidden units should beat 16: {loss:?}");
@@ -130,6 +136,21 @@ fn device_gpu_without_the_gpu_build_is_refused_before_anything_is_written() {
     assert!(!dir.join("s").exists(), "nothing is written");
     let (code, _, err) = study(&["--config", cfg, "--device", "gpu", "--fit"]);
     assert_eq!(code, 2, "--device with --fit is a usage error: {err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn every_point_of_a_study_is_scored_on_the_base_seeds_held_out_walks() {
+    let dir = tmp("evalseed");
+    let file = study_file(&dir, "hidden = [[8]]\nsamples = [240000]\nseeds = [1, 2]");
+    let study = cube_oracle::study::Study::load(&file).unwrap();
+    let base_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/cube2-reference.toml");
+    let base = cube_oracle::learn::config::TrainConfig::load(&base_path).unwrap();
+    let seeds: Vec<u64> = study.points.iter().map(|p| p.config.run.seed).collect();
+    assert_eq!(seeds, [1, 2]);
+    for p in &study.points {
+        assert_eq!(p.config.held_out_seed(), base.run.seed, "{}", p.name);
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -278,6 +299,24 @@ fn included_runs_and_extra_points_join_the_study_untrained() {
     let meta = std::fs::read_to_string(unfinished.join("meta.json")).unwrap();
     std::fs::write(unfinished.join("meta.json"), meta.replace("\"complete\": true", "\"complete\": false")).unwrap();
     refused(&unfinished, "has not finished training");
+    // Another seed is free, but its held-out walks must be the study's.
+    let reseeded = copy("reseeded");
+    let text = std::fs::read_to_string(reseeded.join("config.toml")).unwrap();
+    let line = text.lines().find(|l| l.starts_with("seed = ")).unwrap().to_string();
+    let study_seed: u64 = line["seed = ".len()..].trim().parse().unwrap();
+    let other_seed = study_seed + 1;
+    let text = text.replace(&line, &format!("seed = {other_seed}"));
+    let eval_line = text.lines().find(|l| l.starts_with("eval_seed = ")).unwrap().to_string();
+    std::fs::write(reseeded.join("config.toml"), text.replace(&eval_line, "")).unwrap();
+    refused(&reseeded, &format!("held-out walks are drawn from seed {other_seed}"));
+    let text = std::fs::read_to_string(reseeded.join("config.toml")).unwrap();
+    let text = text.replace("[train]\n", &format!("[train]\neval_seed = {study_seed}\n"));
+    std::fs::write(reseeded.join("config.toml"), text).unwrap();
+    let joined = other.join("reseeded.toml");
+    let study_text = std::fs::read_to_string(&second).unwrap();
+    std::fs::write(&joined, study_text.replace(&format!("{trained:?}"), &format!("{reseeded:?}"))).unwrap();
+    let (code, _, err) = study(&["--config", joined.to_str().unwrap(), "--list"]);
+    assert_eq!(code, 0, "another seed on the study's held-out walks joins: {err}");
     let twice =
         study_file(&other, "hidden = [[12]]\nsamples = [2e5]\nextra_points = [{ hidden = [12], samples = 2e5 }]");
     let (code, _, err) = study(&["--config", twice.to_str().unwrap(), "--list"]);
