@@ -799,11 +799,44 @@ def study_forecasts(root):
     return [rel], table(head, rows)
 
 
+SEEDS = "runs/study-cube3-q-seeds"
+
+
+def mean_sd(xs):
+    """'m ± s': the mean and the sample standard deviation."""
+    m = sum(xs) / len(xs)
+    sd = (sum((x - m) ** 2 for x in xs) / (len(xs) - 1)) ** 0.5 if len(xs) > 1 else float("nan")
+    return m, sd
+
+
+def study_seeds(root):
+    """scaling.md: the seed-to-seed scatter of two grid points (three seeds each)."""
+    rel = f"{SEEDS}/points.csv"
+    shapes = {}
+    for r in root.tagged_rows(rel):
+        shapes.setdefault(study_name(r["point"]), {}).setdefault(r["seed"], {})[int(num(r, "width"))] = r
+    rows = []
+    for shape, seeds in sorted(shapes.items(), key=lambda kv: num(next(iter(next(iter(kv[1].values())).values())), "parameters")):
+        order = sorted(seeds, key=int)
+        loss = [num(seeds[s][1024], "held_out_loss") for s in order]
+        solved = [num(seeds[s][1024], "solved_pct") for s in order]
+        length = [num(seeds[s][1024], "mean_length") for s in order]
+        cells = [shape, ", ".join(order), ", ".join(f"{v:.2f}" for v in loss)]
+        for xs, digits in ((loss, 2), (solved, 1), (length, 2)):
+            m, sd = mean_sd(xs)
+            cells.append(f"{m:.{digits}f} ± {sd:.{digits}f}")
+        rows.append(cells)
+    head = ["point (3·10¹³ FLOPs)", "seeds", "held-out MSE per seed", "MSE: mean ± sd",
+            "2^10 solved %: mean ± sd", "2^10 mean length: mean ± sd"]
+    return [rel], table(head, rows)
+
+
 TABLES = [
     ("README.md", "headline", headline),
     ("docs/scaling.md", "study-points", study_points),
     ("docs/scaling.md", "study-fits", study_fits),
     ("docs/scaling.md", "study-forecasts", study_forecasts),
+    ("docs/scaling.md", "study-seeds", study_seeds),
     ("docs/scaling.md", "width-law", width_law),
     ("docs/reference-v2.md", "v2-sweep", v2_sweep),
     ("docs/reference-v2.md", "v2-forwards", v2_forwards),
