@@ -372,6 +372,12 @@ fn frontier(
     let lx: Vec<f64> = inside.iter().map(|c| c.flops.ln()).collect();
     let ly: Vec<f64> = inside.iter().map(|c| c.n_opt.ln()).collect();
     let approach2 = line(&lx, &ly);
+    // Nothing to say about the frontier yet (no iso-FLOP curve, no law):
+    // no table of blanks, and none left from an earlier fit.
+    if curves.is_empty() && approach2.is_none() && law.is_none() {
+        super::remove_stale(&path)?;
+        return Ok(None);
+    }
     let mut budgets: Vec<f64> = Vec::new();
     for &c in flops {
         if !budgets.iter().any(|&b| budget_key(b) == budget_key(c)) {

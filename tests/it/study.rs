@@ -178,6 +178,7 @@ fn shards_split_the_grid_and_bad_studies_are_refused() {
     let (code, _, err) = study(&["--config", cfg, "--fit"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("--fit: 2 of 2 points finished, too few"), "{err}");
+    assert!(dir.join("s/points.csv").is_file() && !dir.join("s/frontier.csv").exists(), "no table of blanks");
     for (shard, why) in [("2/2", "0 <= k < n"), ("1", "k/n"), ("0/0", "0 <= k < n")] {
         let (code, _, err) = study(&["--config", cfg, "--shard", shard]);
         assert_eq!(code, 1, "--shard {shard}: {err}");
