@@ -163,7 +163,6 @@ fn has_our_checkpoint(dir: &Path) -> bool {
     })
 }
 
-/// Whether run `dir` holds at least one checkpoint file.
 /// Whether the run in `dir` has a checkpoint to resume from (a finished
 /// `checkpoints/*.ckpt`, not a write in progress).
 #[must_use]

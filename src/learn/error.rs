@@ -113,18 +113,18 @@ pub enum LearnError {
         /// The step.
         step: u64,
     },
-    /// Resuming a run with a config whose fixed sections changed.
+    /// Resuming a run with a config whose fixed parts changed.
     #[error(
-        "cannot resume {}: section [{section}] of the given config differs from the run's {}; only [train] \
-         (length and cadences) may change between legs",
+        "cannot resume {}: {what} of the given config differs from the run's {}; only the length and \
+         cadences in [train] may change between legs",
         dir.display(),
         saved.display()
     )]
     ConfigChanged {
         /// The run.
         dir: PathBuf,
-        /// The first section that differs.
-        section: &'static str,
+        /// The first part that differs: `section [data]`, or a key.
+        what: &'static str,
         /// The run's saved config.
         saved: PathBuf,
     },

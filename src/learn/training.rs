@@ -523,19 +523,19 @@ fn open_log(dir: &Path, file: &str, header: &[&str], resume_at: Option<LogEnd>, 
 
 fn check_same_run(cfg: &TrainConfig, config_path: &Path) -> Result<()> {
     let saved = TrainConfig::load(config_path)?;
-    let sections: [(&str, bool); 8] = [
-        ("run", saved.run == cfg.run),
-        ("puzzle", saved.puzzle == cfg.puzzle),
-        ("data", saved.data == cfg.data),
-        ("model", saved.model == cfg.model),
-        ("optim", saved.optim == cfg.optim),
-        ("backend", saved.backend.device == cfg.backend.device),
+    let parts: [(&str, bool); 8] = [
+        ("section [run]", saved.run == cfg.run),
+        ("section [puzzle]", saved.puzzle == cfg.puzzle),
+        ("section [data]", saved.data == cfg.data),
+        ("section [model]", saved.model == cfg.model),
+        ("section [optim]", saved.optim == cfg.optim),
+        ("backend.device", saved.backend.device == cfg.backend.device),
         // The held-out walks must stay the same states for the whole run.
-        ("train.eval_seed", saved.held_out_seed() == cfg.held_out_seed()),
-        ("finetune", saved.finetune == cfg.finetune),
+        ("the held-out walks' seed (train.eval_seed, else run.seed)", saved.held_out_seed() == cfg.held_out_seed()),
+        ("section [finetune]", saved.finetune == cfg.finetune),
     ];
-    if let Some(&(section, _)) = sections.iter().find(|(_, same)| !same) {
-        return Err(LearnError::ConfigChanged { dir: cfg.run_dir(), section, saved: config_path.to_path_buf() });
+    if let Some(&(what, _)) = parts.iter().find(|(_, same)| !same) {
+        return Err(LearnError::ConfigChanged { dir: cfg.run_dir(), what, saved: config_path.to_path_buf() });
     }
     Ok(())
 }

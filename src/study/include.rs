@@ -13,7 +13,6 @@ use super::{Point, Source};
 use crate::learn::config::TrainConfig;
 use crate::learn::model::parameter_count;
 use crate::registry::AnyPuzzle;
-use crate::rundir::{MAX_META_BYTES, read_capped_text};
 use std::path::Path;
 
 /// Keys a point may set differently from the study's recipe: what a grid
@@ -67,12 +66,8 @@ pub(super) fn point(recipe: &TrainConfig, dir: &Path, study_dir: &Path, puzzle: 
             recipe.held_out_seed()
         ));
     }
-    let meta_path = dir.join("meta.json");
-    let text = read_capped_text(&meta_path, MAX_META_BYTES).ok_or_else(|| {
-        format!("{}: not a readable text file of at most {MAX_META_BYTES} bytes", meta_path.display())
-    })?;
-    let meta: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", meta_path.display()))?;
-    if meta["complete"] != serde_json::Value::Bool(true) {
+    let meta = super::run_meta(dir)?;
+    if !super::trained(&meta) {
         return Err("it has not finished training (meta.json: `complete` is not true); resume it first".into());
     }
     let outputs = cfg.model.kind.outputs(puzzle.num_moves());

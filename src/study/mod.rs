@@ -548,11 +548,19 @@ fn started_on(dir: &Path) -> Option<DeviceKind> {
     path.is_file().then(|| TrainConfig::load(&path).ok()).flatten().map(|c| c.backend.device)
 }
 
-/// Whether the run in `dir` has finished training (`meta.json`: `complete`).
-fn training_complete(dir: &Path) -> bool {
-    crate::rundir::read_capped_text(&dir.join("meta.json"), crate::rundir::MAX_META_BYTES)
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .is_some_and(|meta| meta["complete"] == serde_json::Value::Bool(true))
+/// The `meta.json` of the run in `dir`, read through the capped reader;
+/// why not, in words.
+fn run_meta(dir: &Path) -> Result<serde_json::Value, String> {
+    let path = dir.join("meta.json");
+    let text = crate::rundir::read_capped_text(&path, crate::rundir::MAX_META_BYTES).ok_or_else(|| {
+        format!("{}: not a readable text file of at most {} bytes", path.display(), crate::rundir::MAX_META_BYTES)
+    })?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Whether a run's `meta.json` says it has finished training.
+fn trained(meta: &serde_json::Value) -> bool {
+    meta["complete"] == serde_json::Value::Bool(true)
 }
 
 /// Trains and evaluates one point, unless it is finished, or its run
@@ -570,7 +578,7 @@ pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointSt
     // CPU's either way.
     let resumable = crate::rundir::has_checkpoint(&dir);
     let elsewhere = started_on(&dir).filter(|&d| resumable && d != point.config.backend.device);
-    if let Some(device) = elsewhere.filter(|_| !training_complete(&dir)) {
+    if let Some(device) = elsewhere.filter(|_| !run_meta(&dir).is_ok_and(|m| trained(&m))) {
         return Ok(PointState::OtherDevice(device));
     }
     if point.source == Source::Trained && elsewhere.is_none() {

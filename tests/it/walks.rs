@@ -400,6 +400,15 @@ fn meta_json_records_the_walk_and_a_changed_walk_is_not_resumed() {
         let e = training::run(&changed, &opts(Existing::Resume)).unwrap_err().to_string();
         assert!(e.contains("section [data]"), "{e}");
     }
+    // Nor may the held-out walks change: another eval_seed is refused,
+    // while naming the run's own seed leaves them as they were.
+    let mut other_walks = cfg.clone();
+    other_walks.train.eval_seed = Some(cfg.run.seed + 1);
+    let e = training::run(&other_walks, &opts(Existing::Resume)).unwrap_err().to_string();
+    assert!(e.contains("held-out walks' seed"), "{e}");
+    let mut same_walks = cfg.clone();
+    same_walks.train.eval_seed = Some(cfg.run.seed);
+    training::run(&same_walks, &opts(Existing::Resume)).unwrap();
     // The unchanged config resumes.
     training::run(&cfg, &opts(Existing::Resume)).unwrap();
     let _ = std::fs::remove_dir_all(&out);
