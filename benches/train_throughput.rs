@@ -33,10 +33,10 @@ use std::time::Instant;
 /// thread, in GFLOP/s (2 FLOPs per lane per FMA), with the widest FMA the
 /// CPU has: AVX-512 (16 lanes), else AVX2 + FMA (8 lanes); 0 on anything
 /// else, so that no figure is quoted against a made-up peak.
-fn int8_peak_gops(threads: usize) -> f64 {
+fn int8_peak_gops(kernel: cube_oracle::learn::compiled::kernel::Kernel, threads: usize) -> f64 {
     std::thread::scope(|s| {
         let handles: Vec<_> =
-            (0..threads).map(|_| s.spawn(|| cube_oracle::learn::compiled::int8::peak_gops(1.0))).collect();
+            (0..threads).map(|_| s.spawn(move || cube_oracle::learn::compiled::int8::peak_gops(kernel, 1.0))).collect();
         handles.into_iter().map(|h| h.join().unwrap_or(0.0)).sum()
     })
 }
@@ -119,9 +119,12 @@ fn main() {
         for k in Kernel::all_available() {
             eprintln!("{} peak: {:.1} GFLOP/s", k.name(), k.peak_gflops(threads));
         }
-        let int8 = int8_peak_gops(threads);
-        if int8 > 0.0 {
-            eprintln!("int8 (AVX2 vpmaddubsw) peak: {int8:.1} GOP/s");
+        use cube_oracle::learn::compiled::kernel::Kernel as F32Kernel;
+        for (kernel, unit) in [(F32Kernel::Avx512, "AVX512-VNNI vpdpbusd"), (F32Kernel::Avx2Fma, "AVX2 vpmaddubsw")] {
+            let int8 = int8_peak_gops(kernel, threads);
+            if int8 > 0.0 {
+                eprintln!("int8 ({unit}) peak: {int8:.1} GOP/s");
+            }
         }
         return;
     }

@@ -655,7 +655,8 @@ fn exact(args: ExactArgs) -> anyhow::Result<PathBuf> {
 fn run_oracle(opts: &SolveOptions) -> anyhow::Result<PathBuf> {
     match (opts.matmul, opts.device) {
         (Matmul::Bf16, None | Some(DeviceKind::Cpu)) => {
-            eprintln!("bf16 products on {}", cube_oracle::learn::mixed::describe());
+            let route = cube_oracle::learn::inference::Bf16Route::resolve().map_err(anyhow::Error::msg)?;
+            eprintln!("bf16 products on {}", route.describe());
         }
         (Matmul::Int8, None | Some(DeviceKind::Cpu)) => {
             if let Some(kernel) = cube_oracle::learn::compiled::int8::describe() {

@@ -7,16 +7,19 @@
 //! of a policy, or the raw distances of a Q-distance or value network. Search code only ever sees the `Oracle` trait.
 //!
 //! The hidden layers' products run in f32 unless [`NetOracle::with_matmul`]
-//! asks for bf16 operands with f32 sums (`solve --matmul bf16`), on the
-//! CPU's bf16 unit where it has one ([`crate::learn::mixed`]), or for
-//! integer products in the compiled network (`solve --matmul int8`,
+//! asks for bf16 operands with f32 sums (`solve --matmul bf16`), in the
+//! compiled network ([`crate::learn::compiled::bf16`]; on AMX machines in
+//! burn's AMX GEMM, [`crate::learn::mixed`]; [`Bf16Route`] says where), or
+//! for integer products in the compiled network (`solve --matmul int8`,
 //! [`crate::learn::compiled::int8`]).
 
 use crate::learn::backend;
 use crate::learn::checkpoint;
+use crate::learn::compiled::kernel::Kernel;
 use crate::learn::compiled::{self, CompiledNet, Products};
 use crate::learn::config::{DeviceKind, Matmul, TrainConfig};
 use crate::learn::error::LearnError;
+use crate::learn::gemm;
 use crate::learn::model::OracleNet;
 use crate::learn::model::load_for_inference;
 use crate::search::{Oracle, OracleError, OracleKind};
@@ -29,6 +32,102 @@ use std::sync::Arc;
 /// batches instead of many round trips of the CPU's 4,096 rows.
 pub const GPU_BATCH_ROWS: usize = 1 << 16;
 
+/// Where `--matmul bf16` runs, from `CUBE_ORACLE_F32_KERNEL` and
+/// `CUBE_ORACLE_BF16_KERNEL` ([`Bf16Route::resolve`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bf16Route {
+    /// The compiled network on this kernel: `vdpbf16ps` on `avx512`,
+    /// rounded operands in the f32 products on the others.
+    Compiled(Kernel),
+    /// burn's operations with the bf16 GEMM on this unit (`None`: rounded
+    /// operands in burn's f32 GEMM).
+    Burn(Option<gemm::Kernel>),
+}
+
+impl Bf16Route {
+    /// The route this process's environment asks for.
+    ///
+    /// # Errors
+    /// As [`Bf16Route::resolve_from`].
+    pub fn resolve() -> Result<Self, String> {
+        let var = |name: &str| match std::env::var(name) {
+            Ok(v) => Ok(Some(v)),
+            Err(std::env::VarError::NotPresent) => Ok(None),
+            Err(std::env::VarError::NotUnicode(_)) => Err(format!("{name} is not UTF-8")),
+        };
+        let (f32_kernel, bf16_kernel) = (var("CUBE_ORACLE_F32_KERNEL")?, var("CUBE_ORACLE_BF16_KERNEL")?);
+        Self::resolve_from(f32_kernel.as_deref(), bf16_kernel.as_deref())
+    }
+
+    /// The route for the two variables' values (`None`: unset). Unset,
+    /// the compiled network on the f32 kernel asked for (the best this CPU
+    /// runs), or burn's AMX GEMM where the CPU has AMX; `CUBE_ORACLE_F32_KERNEL=burn`,
+    /// burn's operations with the bf16 unit `CUBE_ORACLE_BF16_KERNEL`
+    /// picks. `CUBE_ORACLE_BF16_KERNEL=amx` asks for burn's AMX GEMM,
+    /// `avx512-bf16` for the compiled `avx512` kernel's `vdpbf16ps`, and
+    /// `none` for rounded operands (on `avx2` unless another kernel is
+    /// named).
+    ///
+    /// # Errors
+    /// A value that names no kernel, a kernel this CPU lacks, or two
+    /// requests that contradict each other, each naming the variables.
+    pub fn resolve_from(f32_kernel: Option<&str>, bf16_kernel: Option<&str>) -> Result<Self, String> {
+        let checked = compiled::requested_from(f32_kernel)?;
+        if let Some(w) = bf16_kernel
+            && !["amx", "avx512-bf16", "none"].contains(&w)
+        {
+            return Err(format!(
+                "CUBE_ORACLE_BF16_KERNEL={:?} is not a kernel: use amx, avx512-bf16 or none",
+                w.chars().take(40).collect::<String>()
+            ));
+        }
+        let units = gemm::Kernel::all_available();
+        let Some(kernel) = checked else {
+            // burn's own path, with the unit asked for where the CPU has it.
+            let unit = match bf16_kernel {
+                Some("none") => None,
+                Some(w) => match units.iter().find(|k| k.name() == w) {
+                    Some(&k) => Some(k),
+                    None => return Err(format!("CUBE_ORACLE_BF16_KERNEL={w}: this CPU has no such unit")),
+                },
+                None => units.first().copied(),
+            };
+            return Ok(Bf16Route::Burn(unit));
+        };
+        let named = f32_kernel.is_some();
+        match bf16_kernel {
+            None if units.contains(&gemm::Kernel::Amx) && !named => Ok(Bf16Route::Burn(Some(gemm::Kernel::Amx))),
+            None => Ok(Bf16Route::Compiled(kernel)),
+            Some("amx") if units.contains(&gemm::Kernel::Amx) => Ok(Bf16Route::Burn(Some(gemm::Kernel::Amx))),
+            Some("amx") => Err("CUBE_ORACLE_BF16_KERNEL=amx: this CPU has no AMX".into()),
+            Some(_) if named && !matches!(bf16_kernel, Some("none")) && kernel != Kernel::Avx512 => Err(format!(
+                "CUBE_ORACLE_BF16_KERNEL=avx512-bf16 runs on the compiled network's avx512 kernel, and \
+                 CUBE_ORACLE_F32_KERNEL asks for {}",
+                kernel.name()
+            )),
+            Some("none") if kernel == Kernel::Avx512 && named => {
+                Err("CUBE_ORACLE_BF16_KERNEL=none asks for rounded operands, and CUBE_ORACLE_F32_KERNEL=avx512 \
+                 computes bf16 products on its bf16 unit: name avx2 or portable"
+                    .into())
+            }
+            Some("none") if kernel == Kernel::Avx512 => Ok(Bf16Route::Compiled(Kernel::Avx2Fma)),
+            Some("none") => Ok(Bf16Route::Compiled(kernel)),
+            Some(_) if kernel == Kernel::Avx512 => Ok(Bf16Route::Compiled(kernel)),
+            Some(_) => Err("CUBE_ORACLE_BF16_KERNEL=avx512-bf16: this CPU cannot run the avx512 kernel".into()),
+        }
+    }
+
+    /// What runs the products, in words: the compiled kernel and its unit
+    /// (`avx512 (AVX512-BF16 (vdpbf16ps))`), or burn's unit.
+    #[must_use]
+    pub fn describe(self) -> String {
+        match self {
+            Bf16Route::Compiled(k) => format!("{} ({})", k.name(), compiled::bf16::unit(k)),
+            Bf16Route::Burn(unit) => format!("burn ({})", unit.map_or("rounded f32", gemm::Kernel::name)),
+        }
+    }
+}
+
 /// A trained network answering oracle queries. A clone shares the
 /// loaded weights' data and can serve another search thread.
 #[derive(Clone)]
@@ -40,9 +139,14 @@ pub struct NetOracle {
     /// The hidden layers' products ([`NetOracle::with_matmul`]).
     matmul: Matmul,
     /// The network compiled for forwards on the CPU ([`compiled`]), with
-    /// f32 or (`matmul` int8) integer products; `None` on the GPU, or
-    /// where `CUBE_ORACLE_F32_KERNEL=burn`.
+    /// the products `matmul` asks for; `None` on the GPU, or where
+    /// `CUBE_ORACLE_F32_KERNEL=burn`. It serves the forwards when its
+    /// products are `matmul`'s (not for bf16 on burn's GEMM).
     compiled: Option<Arc<CompiledNet>>,
+    /// The f32 kernel asked for at load (f32 and int8 products run on it).
+    kernel: Option<Kernel>,
+    /// Where bf16 products run, once asked for.
+    bf16: Option<Bf16Route>,
     inputs: usize,
     moves: usize,
     kind: OracleKind,
@@ -95,72 +199,97 @@ impl NetOracle {
     ) -> Result<Self, LearnError> {
         let puzzle = config.puzzle()?;
         let (inputs, moves, kind) = (puzzle.encoded_len(), puzzle.num_moves(), config.model.kind);
-        let compiled = match device_kind {
-            DeviceKind::Cpu => match compiled::requested().map_err(LearnError::Environment)? {
-                Some(kernel) => {
-                    Some(Arc::new(compile(&net, &config, inputs, kind.outputs(moves), kernel, Products::F32)?))
-                }
-                None => None,
-            },
+        let kernel = match device_kind {
+            DeviceKind::Cpu => compiled::requested().map_err(LearnError::Environment)?,
             DeviceKind::Gpu => None,
         };
-        Ok(Self { net, device, device_kind, matmul: Matmul::F32, compiled, inputs, moves, kind, config, checkpoint })
+        let compiled = match kernel {
+            Some(k) => Some(Arc::new(compile(&net, &config, inputs, kind.outputs(moves), k, Products::F32)?)),
+            None => None,
+        };
+        Ok(Self {
+            net,
+            device,
+            device_kind,
+            matmul: Matmul::F32,
+            compiled,
+            kernel,
+            bf16: None,
+            inputs,
+            moves,
+            kind,
+            config,
+            checkpoint,
+        })
+    }
+
+    /// The compiled network, when it serves the forwards.
+    fn serving(&self) -> Option<&CompiledNet> {
+        let products = match self.matmul {
+            Matmul::F32 => Products::F32,
+            Matmul::Bf16 => Products::Bf16,
+            Matmul::Int8 => Products::Int8,
+        };
+        self.compiled.as_deref().filter(|c| c.products() == products)
     }
 
     /// What computes the forwards: the compiled kernel's name, or `burn`
-    /// (on the GPU, when asked for, or for bf16 products).
+    /// (on the GPU, when asked for, or for bf16 products on burn's GEMM).
     #[must_use]
     pub fn engine(&self) -> &'static str {
-        match (&self.compiled, self.matmul) {
-            (Some(c), Matmul::F32 | Matmul::Int8) => c.kernel().name(),
-            (_, Matmul::Bf16) | (None, _) => "burn",
-        }
+        self.serving().map_or("burn", |c| c.kernel().name())
     }
 
     /// The same oracle with every hidden layer's product computed as
     /// `matmul` says in each forward (every clone of it too, so each
     /// search worker's copy and a symmetric ensemble over it): `bf16`
-    /// rounds both operands to bf16 and sums in f32, on AMX or
-    /// AVX512-BF16 where the CPU has either, otherwise on rounded operands
-    /// in the f32 GEMM (the same numbers at f32 speed;
-    /// [`crate::learn::mixed::describe`] says which). `int8` recompiles
-    /// the network with integer products for the same kernel
-    /// ([`crate::learn::compiled::int8`]). The head stays f32.
+    /// rounds both operands to bf16 and sums in f32, where
+    /// [`Bf16Route::resolve`] says: the compiled network on
+    /// `vdpbf16ps` (AVX512-BF16) or on rounded operands at f32 speed, or
+    /// burn's AMX GEMM. `int8` recompiles the network with integer
+    /// products for the f32 kernel ([`crate::learn::compiled::int8`]).
+    /// The head stays f32.
     ///
     /// # Errors
     /// `bf16` or `int8` on the GPU (there the float type is the device's),
-    /// a `CUBE_ORACLE_BF16_KERNEL` that names no kernel, or `int8` where
-    /// `CUBE_ORACLE_F32_KERNEL=burn` asks for burn's path.
+    /// kernel variables that name no kernel or contradict each other, or
+    /// `int8` where `CUBE_ORACLE_F32_KERNEL=burn` asks for burn's path.
     pub fn with_matmul(mut self, matmul: Matmul) -> Result<Self, LearnError> {
         if matmul != Matmul::F32 && self.device_kind != DeviceKind::Cpu {
             return Err(LearnError::MatmulDevice { matmul: matmul.name(), device: self.device_kind.name() });
         }
-        let products = match matmul {
-            Matmul::F32 => Products::F32,
+        // The compiled network wanted, if any: its kernel and products.
+        let wanted = match matmul {
+            Matmul::F32 => self.kernel.map(|k| (k, Products::F32)),
+            Matmul::Int8 => match self.kernel {
+                Some(k) => Some((k, Products::Int8)),
+                None => {
+                    return Err(LearnError::Environment(
+                        "--matmul int8 runs on the compiled network, and CUBE_ORACLE_F32_KERNEL=burn asks for \
+                         burn's operations, which have no integer products: unset it or name avx512, avx2 or \
+                         portable"
+                            .into(),
+                    ));
+                }
+            },
             Matmul::Bf16 => {
-                crate::learn::gemm::Kernel::check_request().map_err(LearnError::Environment)?;
-                Products::F32
+                let route = Bf16Route::resolve().map_err(LearnError::Environment)?;
+                self.bf16 = Some(route);
+                match route {
+                    Bf16Route::Compiled(k) => Some((k, Products::Bf16)),
+                    Bf16Route::Burn(_) => None,
+                }
             }
-            Matmul::Int8 => Products::Int8,
         };
-        if let Some(c) = &self.compiled
-            && c.products() != products
+        if let Some((kernel, products)) = wanted
+            && self.compiled.as_ref().is_none_or(|c| (c.kernel(), c.products()) != (kernel, products))
         {
             let outputs = self.kind.outputs(self.moves);
-            let net = compile(&self.net, &self.config, self.inputs, outputs, c.kernel(), products)?;
+            let net = compile(&self.net, &self.config, self.inputs, outputs, kernel, products)?;
             self.compiled = Some(Arc::new(net));
-        } else if self.compiled.is_none() && products == Products::Int8 {
-            return Err(LearnError::Environment(
-                "--matmul int8 runs on the compiled network, and CUBE_ORACLE_F32_KERNEL=burn asks for burn's \
-                 operations, which have no integer products: unset it or name avx2 or portable"
-                    .into(),
-            ));
         }
-        // burn's own forward (bf16, or the f32 path asked for) is f32 for int8.
-        let burn_matmul = match matmul {
-            Matmul::Bf16 => Matmul::Bf16,
-            Matmul::F32 | Matmul::Int8 => Matmul::F32,
-        };
+        // burn's own forward: bf16 where the route is burn's, else f32.
+        let burn_matmul = if wanted.is_none() && matmul == Matmul::Bf16 { Matmul::Bf16 } else { Matmul::F32 };
         self.net = self.net.with_inference_matmul(burn_matmul);
         self.matmul = matmul;
         Ok(self)
@@ -199,7 +328,12 @@ impl NetOracle {
     pub fn products(&self) -> String {
         match self.matmul {
             Matmul::F32 => format!("f32 on {}", self.engine()),
-            Matmul::Bf16 => format!("bf16 on {} ({})", self.engine(), crate::learn::mixed::describe()),
+            Matmul::Bf16 => match self.bf16 {
+                Some(Bf16Route::Compiled(k)) => format!("bf16 on {} ({})", k.name(), compiled::bf16::unit(k)),
+                Some(Bf16Route::Burn(_)) | None => {
+                    format!("bf16 on burn ({})", crate::learn::mixed::describe())
+                }
+            },
             Matmul::Int8 => {
                 format!("int8 on {} ({})", self.engine(), compiled::int8::describe().unwrap_or("no integer kernel"))
             }
@@ -224,7 +358,7 @@ impl Oracle for NetOracle {
     }
 
     fn predict(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
-        if let (Some(net), Matmul::F32 | Matmul::Int8) = (&self.compiled, self.matmul) {
+        if let Some(net) = self.serving() {
             net.forward(inputs, rows, out);
             return Ok(());
         }
@@ -564,6 +698,76 @@ mod tests {
                 let err = f32_oracle.with_matmul(Matmul::Int8).err().expect("refused on burn's path");
                 assert!(err.to_string().contains("CUBE_ORACLE_F32_KERNEL=burn"), "{err}");
             }
+        }
+    }
+
+    /// `--matmul bf16` in the compiled network computes the network with
+    /// bf16 operands and f32 sums on every kernel this CPU runs (the
+    /// bf16 unit's `vdpbf16ps` on avx512, rounded operands in the f32
+    /// products elsewhere): within 10⁻⁵ of the largest output from the
+    /// f64 evaluation with rounded operands (the kernels differ in the
+    /// order of their f32 sums only), and more than 10⁻⁵ from f32. A row
+    /// alone gets what it gets in a batch. A kernel `CUBE_ORACLE_F32_KERNEL`
+    /// asks for must be one this CPU runs, or the test fails.
+    #[test]
+    fn compiled_bf16_forwards_follow_the_network_with_rounded_operands() {
+        use crate::learn::compiled::{self, kernel::Kernel};
+        let requested = compiled::requested().expect("CUBE_ORACLE_F32_KERNEL names a kernel this CPU runs");
+        let oracle = seeded_oracle();
+        let x = batch(oracle.inputs);
+        let want_f32 = reference(&oracle.net, &oracle.config, &x, Ops::Exact);
+        let want = reference(&oracle.net, &oracle.config, &x, Ops::Bf16);
+        let scale = want_f32.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+        let outputs = oracle.kind.outputs(oracle.moves);
+        let kernels: Vec<Kernel> = Kernel::ALL.into_iter().filter(|k| k.available()).collect();
+        assert!(requested.is_none_or(|k| kernels.contains(&k)));
+        for &kernel in &kernels {
+            let net = super::compile(&oracle.net, &oracle.config, oracle.inputs, outputs, kernel, Products::Bf16)
+                .expect("compiled");
+            let mut got = vec![0.0; ROWS * outputs];
+            net.forward(&x, ROWS, &mut got);
+            let gap = largest_gap(&got, &want) / scale;
+            let off = largest_gap(&got, &want_f32) / scale;
+            eprintln!("{} bf16: {gap:.2e} from the bf16 reference, {off:.2e} from f32", kernel.name());
+            assert!(gap < 1e-5, "{}: {gap} from the bf16 reference", kernel.name());
+            assert!(off > 1e-5, "{}: bf16 against f32 {off} of the largest output", kernel.name());
+            let mut one = vec![0.0; outputs];
+            net.forward(&x[3 * oracle.inputs..4 * oracle.inputs], 1, &mut one);
+            assert_eq!(one, got[3 * outputs..4 * outputs], "{}: one row alone", kernel.name());
+        }
+    }
+
+    /// Where `--matmul bf16` runs follows the two kernel variables, and
+    /// requests this CPU cannot honour, or that contradict each other, are
+    /// refused naming the variables.
+    #[test]
+    fn bf16_routes_follow_the_kernel_variables() {
+        use super::Bf16Route;
+        use crate::learn::compiled::kernel::Kernel;
+        use crate::learn::gemm;
+        let units = gemm::Kernel::all_available();
+        let best = Kernel::best();
+        let r = Bf16Route::resolve_from;
+        if units.contains(&gemm::Kernel::Amx) {
+            assert_eq!(r(None, None), Ok(Bf16Route::Burn(Some(gemm::Kernel::Amx))));
+        } else {
+            assert_eq!(r(None, None), Ok(Bf16Route::Compiled(best)));
+            assert!(r(None, Some("amx")).unwrap_err().contains("no AMX"));
+        }
+        assert_eq!(r(Some("portable"), None), Ok(Bf16Route::Compiled(Kernel::Portable)));
+        assert_eq!(r(Some("portable"), Some("none")), Ok(Bf16Route::Compiled(Kernel::Portable)));
+        assert_eq!(r(Some("burn"), Some("none")), Ok(Bf16Route::Burn(None)));
+        assert!(r(Some("portable"), Some("avx512-bf16")).unwrap_err().contains("CUBE_ORACLE_F32_KERNEL asks for"));
+        assert!(r(None, Some("fp8")).unwrap_err().contains("CUBE_ORACLE_BF16_KERNEL=\"fp8\""));
+        assert!(r(Some("turbo"), None).unwrap_err().contains("CUBE_ORACLE_F32_KERNEL"));
+        if Kernel::Avx512.available() {
+            assert_eq!(r(None, Some("avx512-bf16")), Ok(Bf16Route::Compiled(Kernel::Avx512)));
+            assert_eq!(r(None, Some("none")), Ok(Bf16Route::Compiled(Kernel::Avx2Fma)));
+            assert!(r(Some("avx512"), Some("none")).unwrap_err().contains("name avx2 or portable"));
+            assert_eq!(Bf16Route::Compiled(Kernel::Avx512).describe(), "avx512 (AVX512-BF16 (vdpbf16ps))");
+        } else {
+            assert!(r(None, Some("avx512-bf16")).is_err());
+            assert!(r(Some("avx512"), None).unwrap_err().contains("cannot run"));
         }
     }
 

@@ -9,6 +9,7 @@
 
 use cube_oracle::cube3::{Cube3, Cube3Puzzle, Metric};
 use cube_oracle::learn::config::{LengthSpec, TrainConfig};
+use cube_oracle::learn::inference::Bf16Route;
 use cube_oracle::learn::training::{self, TrainOptions};
 use cube_oracle::puzzle::Puzzle;
 use cube_oracle::rundir::Existing;
@@ -159,9 +160,9 @@ fn bf16_products_solve_as_f32_does() {
     assert!(!f32.stderr.contains("bf16 products") && !default.stderr.contains("bf16 products"), "{}", f32.stderr);
     assert_eq!(default.lengths, f32.lengths, "the default is f32");
 
-    // The kernel that runs is named (this CPU's, the rounded-f32 path where it has none).
-    let kernel = cube_oracle::learn::mixed::describe();
-    assert!(bf16.stderr.contains(&format!("bf16 products on {kernel}\n")), "{}", bf16.stderr);
+    // Where the products run is named (this CPU's bf16 unit, rounded operands where it has none).
+    let route = Bf16Route::resolve_from(None, asked.as_deref()).expect("a route").describe();
+    assert!(bf16.stderr.contains(&format!("bf16 products on {route}\n")), "{}", bf16.stderr);
     // The choice is the last column of summary.csv, after the core and the oracle's own.
     let core = cube_oracle::solve::record::SUMMARY_COLUMNS.join(",");
     for (s, want) in [(&f32, "f32"), (&bf16, "bf16"), (&default, "f32")] {
@@ -192,10 +193,12 @@ fn bf16_products_solve_as_f32_does() {
     let two = solve(&run, &set, &results, "bf16-jobs2", &["--matmul", "bf16", "--jobs", "2"], &bf16_env);
     assert_eq!(two.lengths, bf16.lengths, "two bf16 workers find what one finds");
 
-    // The fallback of a CPU without a bf16 unit: operands rounded, f32 GEMM.
+    // The fallback of a CPU without a bf16 unit: operands rounded, f32 products.
     let rounded =
         solve(&run, &set, &results, "bf16-rounded", &["--matmul", "bf16"], &[("CUBE_ORACLE_BF16_KERNEL", "none")]);
-    assert!(rounded.stderr.contains("bf16 products on rounded f32\n"), "{}", rounded.stderr);
+    let route = Bf16Route::resolve_from(None, Some("none")).expect("a route").describe();
+    assert!(route.contains("rounded"), "{route}");
+    assert!(rounded.stderr.contains(&format!("bf16 products on {route}\n")), "{}", rounded.stderr);
     assert_eq!(rounded.solved_share(), bf16.solved_share());
     let c = rounded.mean_length();
     eprintln!(
@@ -204,6 +207,42 @@ fn bf16_products_solve_as_f32_does() {
         sym.solved_share()
     );
     assert!((c - b).abs() <= 0.25, "mean length: rounded f32 {c}, bf16 kernel {b}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// bf16 products find the same path to every cube wherever they run:
+/// the compiled network on each kernel this CPU runs (the bf16 unit's
+/// `vdpbf16ps` on avx512, rounded operands in the f32 products on avx2
+/// and in the portable code) and burn's operations on rounded operands
+/// compute one function up to the order of f32 sums, which moves no
+/// choice of these beams. A kernel `CUBE_ORACLE_F32_KERNEL` asks for is
+/// checked, or the test fails where the CPU lacks it.
+#[test]
+fn bf16_products_find_the_same_paths_on_every_kernel() {
+    use cube_oracle::learn::compiled::kernel::Kernel;
+    let (out, run, set, results) = setup("bf16-paths");
+    let have: Vec<&str> = Kernel::ALL.into_iter().filter(|k| k.available()).map(|k| k.name()).collect();
+    if let Ok(k) = std::env::var("CUBE_ORACLE_F32_KERNEL") {
+        assert!(have.contains(&k.as_str()) || k == "burn", "asked to check the {k} kernel, which this CPU lacks");
+    }
+    let bf16 = ["--matmul", "bf16"];
+    let burn = solve(
+        &run,
+        &set,
+        &results,
+        "burn",
+        &bf16,
+        &[("CUBE_ORACLE_F32_KERNEL", "burn"), ("CUBE_ORACLE_BF16_KERNEL", "none")],
+    );
+    assert!(burn.stderr.contains("bf16 products on burn (rounded f32)\n"), "{}", burn.stderr);
+    assert!(burn.solved_share() >= 0.75, "burn solved {:?}", burn.lengths);
+    for k in have {
+        let s = solve(&run, &set, &results, k, &bf16, &[("CUBE_ORACLE_F32_KERNEL", k)]);
+        let route = Bf16Route::resolve_from(Some(k), None).expect("a route").describe();
+        assert!(s.stderr.contains(&format!("bf16 products on {route}\n")), "{k}: {}", s.stderr);
+        assert_eq!(s.solutions, burn.solutions, "{k} against burn's rounded operands");
+        assert_eq!(s.summary["matmul"], "bf16");
+    }
     let _ = std::fs::remove_dir_all(&out);
 }
 

@@ -15,7 +15,11 @@
 //! products of 127 · 127 cannot overflow; `vpmaddwd` by ones then widens
 //! each four products into a 32-bit lane. Nothing is lost between layers
 //! but this rounding: activations stay f32 in memory and are quantised
-//! again, per row, before each product.
+//! again, per row, before each product. On AVX-512 with VNNI the same
+//! integers are multiplied by `vpdpbusd`, which sums four byte products
+//! straight into a 32-bit lane (no 16-bit step, so 8-bit inputs would fit
+//! too; they stay 7-bit so that every kernel computes the same sums), 64
+//! multiply-adds per instruction.
 //!
 //! The first (one-hot) layer and the head stay f32: the first is a sum of
 //! weight rows already, and the head's 12 outputs are the Q-values the
@@ -24,10 +28,25 @@
 
 use super::kernel::{Epilogue, Kernel, NR};
 
-/// Rows of one integer register tile: four rows × two 8-lane vectors of
-/// 32-bit sums, with the two weight vectors, the broadcast row and the
-/// products, fit AVX2's sixteen registers.
+/// Rows of one integer register tile on AVX2 and in the portable code:
+/// four rows × two 8-lane vectors of 32-bit sums, with the two weight
+/// vectors, the broadcast row and the products, fit AVX2's sixteen
+/// registers.
 pub const MR: usize = 4;
+
+/// Rows of one integer register tile on AVX-512: twelve rows × one
+/// 16-lane vector of sums, enough independent chains to keep `vpdpbusd`
+/// busy.
+pub const MR_512: usize = 12;
+
+/// Rows of one integer register tile on `kernel`.
+#[must_use]
+pub fn tile_rows(kernel: Kernel) -> usize {
+    match kernel {
+        Kernel::Avx512 => MR_512,
+        Kernel::Avx2Fma | Kernel::Portable => MR,
+    }
+}
 
 /// The largest 7-bit input.
 const U_MAX: f32 = 127.0;
@@ -93,10 +112,10 @@ pub fn quantize_row(kernel: Kernel, row: &[f32], out: &mut [u8]) -> RowScale {
     match kernel {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: lengths checked above; the CPU has AVX2 (the kernel is
-        // only chosen where available).
-        Kernel::Avx2Fma => unsafe { avx2::quantize_row(row, out) },
+        // only chosen where available, and AVX-512 CPUs have AVX2).
+        Kernel::Avx512 | Kernel::Avx2Fma => unsafe { avx2::quantize_row(row, out) },
         #[cfg(not(target_arch = "x86_64"))]
-        Kernel::Avx2Fma => unreachable!("AVX2 is never available off x86-64"),
+        Kernel::Avx512 | Kernel::Avx2Fma => unreachable!("AVX is never available off x86-64"),
         Kernel::Portable => {
             let lo = row.iter().copied().fold(f32::INFINITY, f32::min);
             let hi = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -113,22 +132,51 @@ pub fn quantize_row(kernel: Kernel, row: &[f32], out: &mut [u8]) -> RowScale {
     }
 }
 
+/// The integers of a block's rows (row after row, `k` bytes each, a
+/// whole number of tiles) laid out as `kernel`'s [`tile`] reads them: as
+/// they are on AVX2 and in the portable code; on AVX-512 each tile of
+/// [`MR_512`] rows group by group, the twelve rows' four bytes of group
+/// `q` together at `q · 48`, so that every broadcast is at a constant
+/// offset from one pointer. `tmp` is scratch.
+pub fn lay_out(kernel: Kernel, bytes: &mut [u8], k: usize, tmp: &mut Vec<u8>) {
+    match kernel {
+        Kernel::Avx512 => {
+            assert!(k.is_multiple_of(4) && bytes.len().is_multiple_of(MR_512 * k));
+            tmp.resize(MR_512 * k, 0);
+            for block in bytes.chunks_exact_mut(MR_512 * k) {
+                tmp.copy_from_slice(block);
+                for (r, row) in tmp.chunks_exact(k).enumerate() {
+                    for (q, group) in row.chunks_exact(4).enumerate() {
+                        block[(q * MR_512 + r) * 4..(q * MR_512 + r) * 4 + 4].copy_from_slice(group);
+                    }
+                }
+            }
+        }
+        Kernel::Avx2Fma | Kernel::Portable => {}
+    }
+}
+
 /// `c[r][0..16] = epilogue(t_r · s_j · Σ_i u[r][i] q[i][j] + lo_r · Σ_i
-/// w[i][j]) (+ res[r][0..16])` for the [`MR`] rows of a tile and the 16
-/// columns of `layer`'s panel `p`. `u` holds the rows' integers at stride
-/// `ldu`; `epi`'s slices start at the panel's first column.
+/// w[i][j]) (+ res[r][0..16])` for the rows of a tile ([`tile_rows`] of
+/// `kernel`, one [`RowScale`] each in `rows`) and the 16 columns of
+/// `layer`'s panel `p`. `u` holds the tile's integers as [`lay_out`]
+/// leaves them, rows `ldu` bytes apart; `epi`'s slices start at the
+/// panel's first column.
 ///
 /// # Safety
-/// `u` holds [`MR`] rows of `layer.k` bytes at stride `ldu`; `c` (and
-/// `res` when not null) [`MR`] rows of [`NR`] floats at stride `ldc`;
-/// the epilogue's slices at least [`NR`] each; `p < layer.n / NR`; and the
-/// CPU has `kernel`.
+/// `u` holds `rows.len()` rows of `layer.k` bytes at stride `ldu`; `c`
+/// (and `res` when not null) as many rows of [`NR`] floats at stride
+/// `ldc`; the epilogue's slices at least [`NR`] each; `p < layer.n / NR`;
+/// and the CPU has `kernel`.
+///
+/// # Panics
+/// When `rows` is not one tile of `kernel`'s.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn tile(
     kernel: Kernel,
     u: *const u8,
     ldu: usize,
-    rows: &[RowScale; MR],
+    rows: &[RowScale],
     layer: &QuantLayer,
     p: usize,
     epi: &Epilogue<'_>,
@@ -139,14 +187,24 @@ pub unsafe fn tile(
     let quads = layer.k / 4;
     let panel = &layer.weights[p * quads * 4 * NR..(p + 1) * quads * 4 * NR];
     let (scale, colsum) = (&layer.scale[p * NR..(p + 1) * NR], &layer.colsum[p * NR..(p + 1) * NR]);
+    assert_eq!(rows.len(), tile_rows(kernel), "one integer tile of rows");
     match kernel {
         #[cfg(target_arch = "x86_64")]
+        // SAFETY: the caller's contract, and the CPU has AVX-512 VNNI;
+        // `rows` is one tile (asserted).
+        Kernel::Avx512 => unsafe {
+            avx512::tile(u, rows.try_into().expect("12 rows"), panel, quads, scale, colsum, epi, res, c, ldc)
+        },
+        #[cfg(target_arch = "x86_64")]
         // SAFETY: the caller's contract, and the CPU has AVX2 and FMA.
-        Kernel::Avx2Fma => unsafe { avx2::tile(u, ldu, rows, panel, quads, scale, colsum, epi, res, c, ldc) },
+        Kernel::Avx2Fma => unsafe {
+            avx2::tile(u, ldu, rows.try_into().expect("4 rows"), panel, quads, scale, colsum, epi, res, c, ldc)
+        },
         #[cfg(not(target_arch = "x86_64"))]
-        Kernel::Avx2Fma => unreachable!("AVX2 is never available off x86-64"),
+        Kernel::Avx512 | Kernel::Avx2Fma => unreachable!("AVX is never available off x86-64"),
         Kernel::Portable => {
             let mut sums = [[0i32; NR]; MR];
+            let rows: &[RowScale; MR] = rows.try_into().expect("4 rows");
             for (r, row) in sums.iter_mut().enumerate() {
                 // SAFETY: the caller's contract.
                 let u = unsafe { std::slice::from_raw_parts(u.add(r * ldu), layer.k) };
@@ -182,32 +240,43 @@ pub unsafe fn tile(
 #[must_use]
 pub fn describe() -> Option<&'static str> {
     match super::requested() {
+        Ok(Some(Kernel::Avx512)) => Some("AVX512-VNNI (vpdpbusd)"),
         Ok(Some(Kernel::Avx2Fma)) => Some("AVX2 (vpmaddubsw)"),
         Ok(Some(Kernel::Portable)) => Some("portable code"),
         Ok(None) | Err(_) => None,
     }
 }
 
-/// Measured integer peak of this CPU's products on one thread, in
+/// Measured integer peak of `kernel`'s products on one thread, in
 /// billions of multiply-adds per second ×2 (GOP/s, as FLOPs are counted):
-/// independent chains of the AVX2 kernel's three instructions
-/// (`vpmaddubsw`, `vpmaddwd` by ones, `vpaddd`), 32 multiply-adds each; 0
-/// without AVX2, so that no figure is quoted against a made-up peak.
+/// independent chains of the kernel's instructions, on AVX2 its three
+/// (`vpmaddubsw`, `vpmaddwd` by ones, `vpaddd`, 32 multiply-adds), on
+/// AVX-512 `vpdpbusd` (64); 0 for the portable code or a kernel this CPU
+/// lacks, so that no figure is quoted against a made-up peak.
 #[must_use]
-pub fn peak_gops(seconds: f64) -> f64 {
-    #[cfg(target_arch = "x86_64")]
-    if Kernel::Avx2Fma.available() {
-        let start = std::time::Instant::now();
-        let mut iters = 0u64;
-        while start.elapsed().as_secs_f64() < seconds {
-            // SAFETY: the CPU has AVX2.
-            std::hint::black_box(unsafe { avx2::chains(1_000_000) });
-            iters += 1_000_000;
-        }
-        return (iters * 12 * 32 * 2) as f64 / start.elapsed().as_secs_f64() / 1e9;
+pub fn peak_gops(kernel: Kernel, seconds: f64) -> f64 {
+    if !kernel.available() {
+        return 0.0;
     }
-    let _ = seconds;
-    0.0
+    #[cfg(target_arch = "x86_64")]
+    let (chains, macs): (fn(u64) -> i32, u64) = match kernel {
+        // SAFETY (both): the CPU has the kernel (checked above).
+        Kernel::Avx512 => (|n| unsafe { avx512::chains(n) }, 12 * 64),
+        Kernel::Avx2Fma => (|n| unsafe { avx2::chains(n) }, 12 * 32),
+        Kernel::Portable => return 0.0,
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let (chains, macs): (fn(u64) -> i32, u64) = {
+        let _ = seconds;
+        return 0.0;
+    };
+    let start = std::time::Instant::now();
+    let mut iters = 0u64;
+    while start.elapsed().as_secs_f64() < seconds {
+        std::hint::black_box(chains(1_000_000));
+        iters += 1_000_000;
+    }
+    (iters * macs * 2) as f64 / start.elapsed().as_secs_f64() / 1e9
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -321,7 +390,7 @@ mod avx2 {
 
     /// Twelve independent chains of the kernel's instructions, for the peak.
     #[target_feature(enable = "avx2")]
-    pub(super) fn chains(iters: u64) -> i32 {
+    pub(super) unsafe fn chains(iters: u64) -> i32 {
         let (b, ones) = (_mm256_set1_epi8(-5), _mm256_set1_epi16(1));
         // Twelve different inputs, hidden from the compiler at every step
         // (the kernel too reads its inputs from memory), so that no chain's
@@ -342,5 +411,74 @@ mod avx2 {
             total = total.wrapping_add(lanes.iter().fold(0i32, |s, &v| s.wrapping_add(v)));
         }
         total
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::{Epilogue, MR_512, RowScale};
+    use std::arch::x86_64::{
+        __m512i, _mm512_add_ps, _mm512_cvtepi32_ps, _mm512_dpbusd_epi32, _mm512_loadu_ps, _mm512_loadu_si512,
+        _mm512_mul_ps, _mm512_reduce_add_epi32, _mm512_set1_epi8, _mm512_set1_epi32, _mm512_set1_ps,
+        _mm512_setzero_si512,
+    };
+
+    /// [`super::tile`] on `vpdpbusd`: twelve rows' sums in registers, then
+    /// the epilogue.
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    pub(super) unsafe fn tile(
+        u: *const u8,
+        rows: &[RowScale; MR_512],
+        panel: &[i8],
+        quads: usize,
+        scale: &[f32],
+        colsum: &[f32],
+        epi: &Epilogue<'_>,
+        res: *const f32,
+        c: *mut f32,
+        ldc: usize,
+    ) {
+        // SAFETY: the caller's bounds (`super::tile`): twelve rows of
+        // 4·quads bytes, group by group (`lay_out`), a panel of quads × 64
+        // bytes, 16 values in every per-column slice, twelve rows of 16
+        // floats in `c` and `res`.
+        unsafe {
+            let mut acc = [_mm512_setzero_si512(); MR_512];
+            let w = panel.as_ptr();
+            for q in 0..quads {
+                let wq = _mm512_loadu_si512(w.add(q * 64).cast::<__m512i>());
+                let group = u.add(q * 4 * MR_512).cast::<i32>();
+                for (r, s) in acc.iter_mut().enumerate() {
+                    let x = _mm512_set1_epi32(group.add(r).read_unaligned());
+                    *s = _mm512_dpbusd_epi32(*s, x, wq);
+                }
+            }
+            let (scale, colsum) = (_mm512_loadu_ps(scale.as_ptr()), _mm512_loadu_ps(colsum.as_ptr()));
+            for (r, (&sums, &RowScale { lo, step })) in acc.iter().zip(rows).enumerate() {
+                let ts = _mm512_mul_ps(_mm512_set1_ps(step), scale);
+                let base = _mm512_mul_ps(_mm512_set1_ps(lo), colsum);
+                let v = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(sums), ts), base);
+                crate::learn::compiled::kernel::avx512::finish_store(v, epi, res, c, r, ldc);
+            }
+        }
+    }
+
+    /// Twelve independent chains of `vpdpbusd`, for the peak: operands
+    /// in registers (a reload from memory at every step would cap the
+    /// rate at the loads'), twelve different inputs so that no chain's
+    /// products are another's.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    pub(super) unsafe fn chains(iters: u64) -> i32 {
+        let b = _mm512_set1_epi8(-5);
+        let inputs: [__m512i; 12] = std::array::from_fn(|i| _mm512_set1_epi8(i as i8 + 1));
+        let inputs = std::hint::black_box(inputs);
+        let mut acc = [_mm512_setzero_si512(); 12];
+        for _ in 0..iters {
+            for (x, &a) in acc.iter_mut().zip(&inputs) {
+                *x = _mm512_dpbusd_epi32(*x, a, b);
+            }
+        }
+        acc.iter().fold(0i32, |s, &x| s.wrapping_add(_mm512_reduce_add_epi32(x)))
     }
 }

@@ -1,6 +1,7 @@
 //! The f32 kernels of the compiled network: one register tile of a layer's
-//! product with its epilogue, and the sparse first layer, each in an AVX2 +
-//! FMA version and a portable one, chosen at run time ([`Kernel`]).
+//! product with its epilogue, and the sparse first layer, each in an
+//! AVX-512 version, an AVX2 + FMA one and a portable one, chosen at run
+//! time ([`Kernel`]).
 //!
 //! A dense layer's weights are packed as *panels* of [`NR`] output
 //! columns: panel `j` holds `W[k][16j..16j+16]` for every `k`, contiguous,
@@ -10,7 +11,10 @@
 //! register file), then applies the epilogue while the sums are still in
 //! registers: `+ bias`, ReLU when asked, `· scale + shift` (an inference
 //! batch norm folded into a per-feature affine map), `+ residual` when the
-//! layer closes a residual block, and one store.
+//! layer closes a residual block, and one store. The AVX-512 tile covers
+//! two such row tiles at once, [`MR`] · 2 rows × one 16-lane vector in
+//! twelve of its 32 registers (the weight row is loaded once for twelve
+//! rows, and each row's value is a broadcast operand of its FMA).
 
 /// Rows of one register tile.
 pub const MR: usize = 6;
@@ -20,6 +24,10 @@ pub const NR: usize = 16;
 /// Which instructions compute the products.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kernel {
+    /// 512-bit AVX-512 with the reduced-precision dot products of Intel's
+    /// Sapphire Rapids and AMD's Zen 4: F, BW, VL, VNNI (`vpdpbusd`, the
+    /// int8 products) and BF16 (`vdpbf16ps`, the bf16 products).
+    Avx512,
     /// 256-bit AVX2 with fused multiply-add (x86-64 since Haswell and Zen).
     Avx2Fma,
     /// Plain Rust, vectorised as the compiler can for the build's baseline
@@ -29,14 +37,25 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel, best first.
-    pub const ALL: [Kernel; 2] = [Kernel::Avx2Fma, Kernel::Portable];
+    pub const ALL: [Kernel; 3] = [Kernel::Avx512, Kernel::Avx2Fma, Kernel::Portable];
 
     /// The name `CUBE_ORACLE_F32_KERNEL` uses.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
+            Kernel::Avx512 => "avx512",
             Kernel::Avx2Fma => "avx2",
             Kernel::Portable => "portable",
+        }
+    }
+
+    /// Rows of a layer's input one call of [`tile`] computes: two packed
+    /// row tiles on AVX-512, one elsewhere.
+    #[must_use]
+    pub fn tile_rows(self) -> usize {
+        match self {
+            Kernel::Avx512 => 2 * MR,
+            Kernel::Avx2Fma | Kernel::Portable => MR,
         }
     }
 
@@ -45,9 +64,18 @@ impl Kernel {
     pub fn available(self) -> bool {
         match self {
             #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => {
+                Kernel::Avx2Fma.available()
+                    && is_x86_feature_detected!("avx512f")
+                    && is_x86_feature_detected!("avx512bw")
+                    && is_x86_feature_detected!("avx512vl")
+                    && is_x86_feature_detected!("avx512vnni")
+                    && is_x86_feature_detected!("avx512bf16")
+            }
+            #[cfg(target_arch = "x86_64")]
             Kernel::Avx2Fma => is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"),
             #[cfg(not(target_arch = "x86_64"))]
-            Kernel::Avx2Fma => false,
+            Kernel::Avx512 | Kernel::Avx2Fma => false,
             Kernel::Portable => true,
         }
     }
@@ -88,20 +116,22 @@ pub struct Part {
 pub const KC: usize = 256;
 
 /// `c[r][0..16] = epilogue(Σ_p a[p][r] · panel[p][0..16]) (+ res[r][0..16])`
-/// for the [`MR`] rows of a tile, over `k` values of `p`, or one [`Part`]
-/// of it (the sums so far are in `c`). `a` is the tile's rows packed
-/// column by column (`a[p][r]`, [`MR`] floats per `p`), so the kernel
-/// reads one stream. `epi`'s slices start at the tile's first column.
+/// for the [`Kernel::tile_rows`] rows of a call, over `k` values of `p`,
+/// or one [`Part`] of it (the sums so far are in `c`). `a` is a row tile
+/// packed column by column (`a[p][r]`, [`MR`] floats per `p`), so the
+/// kernel reads one stream; on AVX-512 the next [`MR`] rows are the tile
+/// at `a + next`. `epi`'s slices start at the tile's first column.
 ///
 /// # Safety
-/// `a` holds `k × MR` floats; `panel`
-/// holds `k × NR` floats; `c` (and `res` when not null) `MR` rows of `NR`
-/// floats at stride `ldc`; the epilogue's slices at least `NR` each; and
-/// the CPU has `kernel`.
+/// `a` (and `a + next` on AVX-512) holds `k × MR` floats; `panel`
+/// holds `k × NR` floats; `c` (and `res` when not null)
+/// [`Kernel::tile_rows`] rows of `NR` floats at stride `ldc`; the
+/// epilogue's slices at least `NR` each; and the CPU has `kernel`.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn tile(
     kernel: Kernel,
     a: *const f32,
+    next: usize,
     panel: *const f32,
     k: usize,
     part: Part,
@@ -112,10 +142,13 @@ pub unsafe fn tile(
 ) {
     match kernel {
         #[cfg(target_arch = "x86_64")]
+        // SAFETY: the caller's contract, and the CPU has AVX-512.
+        Kernel::Avx512 => unsafe { avx512::tile(a, next, panel, k, part, epi, res, c, ldc) },
+        #[cfg(target_arch = "x86_64")]
         // SAFETY: the caller's contract, and the CPU has AVX2 and FMA.
         Kernel::Avx2Fma => unsafe { avx2::tile(a, panel, k, part, epi, res, c, ldc) },
         #[cfg(not(target_arch = "x86_64"))]
-        Kernel::Avx2Fma => unreachable!("AVX2 is never available off x86-64"),
+        Kernel::Avx512 | Kernel::Avx2Fma => unreachable!("AVX is never available off x86-64"),
         // SAFETY: the caller's contract.
         Kernel::Portable => unsafe { portable_tile(a, panel, k, part, epi, res, c, ldc) },
     }
@@ -266,6 +299,16 @@ impl Nonzeros {
         self.starts.push(self.index.len());
     }
 
+    /// Every value replaced by `f` of it (bf16 products round them).
+    pub fn round_values(&mut self, f: impl Fn(f32) -> f32) {
+        let mut ones = true;
+        for v in &mut self.value {
+            *v = f(*v);
+            ones &= *v == 1.0;
+        }
+        self.ones = ones;
+    }
+
     /// Appends a row of zeros.
     pub fn push_zeros(&mut self) {
         self.starts.push(self.index.len());
@@ -305,10 +348,11 @@ pub fn sparse_rows(
     assert!(rows.len() == nz.inputs * n, "a first-layer weight of {} values for {} × {n}", rows.len(), nz.inputs);
     match kernel {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the bounds are checked above, and the CPU has AVX2 and FMA.
-        Kernel::Avx2Fma => unsafe { avx2::sparse_rows(nz, rows, n, epi, out, ld) },
+        // SAFETY: the bounds are checked above, and the CPU has AVX2 and
+        // FMA (AVX-512 CPUs too: its sums are limited by loads, not width).
+        Kernel::Avx512 | Kernel::Avx2Fma => unsafe { avx2::sparse_rows(nz, rows, n, epi, out, ld) },
         #[cfg(not(target_arch = "x86_64"))]
-        Kernel::Avx2Fma => unreachable!("AVX2 is never available off x86-64"),
+        Kernel::Avx512 | Kernel::Avx2Fma => unreachable!("AVX is never available off x86-64"),
         Kernel::Portable => {
             let width = slab_width(nz.inputs);
             for j0 in (0..n).step_by(width) {
@@ -497,6 +541,83 @@ mod avx2 {
         }
         for (part, at) in acc.iter_mut().zip(whole..count) {
             f(part, at);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(super) mod avx512 {
+    use super::{Epilogue, MR, NR, Part};
+    use std::arch::x86_64::{
+        __m512, _mm512_add_ps, _mm512_fmadd_ps, _mm512_loadu_ps, _mm512_max_ps, _mm512_set1_ps, _mm512_setzero_ps,
+        _mm512_storeu_ps,
+    };
+
+    /// Bias, ReLU and the affine map on the 16 columns of a tile, then the
+    /// residual when `res` is not null, and the store of row `r`.
+    ///
+    /// # Safety
+    /// The epilogue's slices hold 16 values; `c` (and `res`) row `r` at
+    /// stride `ldc` holds 16 floats; the CPU has AVX-512 F.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(in crate::learn::compiled) unsafe fn finish_store(
+        v: __m512,
+        epi: &Epilogue<'_>,
+        res: *const f32,
+        c: *mut f32,
+        r: usize,
+        ldc: usize,
+    ) {
+        // SAFETY: the caller's bounds.
+        unsafe {
+            let v = _mm512_add_ps(v, _mm512_loadu_ps(epi.bias.as_ptr()));
+            let v = if epi.relu { _mm512_max_ps(v, _mm512_setzero_ps()) } else { v };
+            let mut v = _mm512_fmadd_ps(v, _mm512_loadu_ps(epi.scale.as_ptr()), _mm512_loadu_ps(epi.shift.as_ptr()));
+            if !res.is_null() {
+                v = _mm512_add_ps(v, _mm512_loadu_ps(res.add(r * ldc)));
+            }
+            _mm512_storeu_ps(c.add(r * ldc), v);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn tile(
+        a: *const f32,
+        next: usize,
+        panel: *const f32,
+        k: usize,
+        part: Part,
+        epi: &Epilogue<'_>,
+        res: *const f32,
+        c: *mut f32,
+        ldc: usize,
+    ) {
+        const ROWS: usize = 2 * MR;
+        // SAFETY: the caller's bounds (see `super::tile`).
+        unsafe {
+            let mut acc = [_mm512_setzero_ps(); ROWS];
+            if !part.first {
+                for (r, s) in acc.iter_mut().enumerate() {
+                    *s = _mm512_loadu_ps(c.add(r * ldc));
+                }
+            }
+            let b = a.add(next);
+            for p in 0..k {
+                let w = _mm512_loadu_ps(panel.add(p * NR));
+                for r in 0..MR {
+                    acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(*a.add(p * MR + r)), w, acc[r]);
+                    acc[MR + r] = _mm512_fmadd_ps(_mm512_set1_ps(*b.add(p * MR + r)), w, acc[MR + r]);
+                }
+            }
+            for (r, &v) in acc.iter().enumerate() {
+                if part.last {
+                    finish_store(v, epi, res, c, r, ldc);
+                } else {
+                    _mm512_storeu_ps(c.add(r * ldc), v);
+                }
+            }
         }
     }
 }

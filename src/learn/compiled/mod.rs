@@ -22,8 +22,10 @@
 //! layer's product runs in the register-tiled kernel.
 //!
 //! With [`Products::Int8`] the dense hidden layers multiply 8-bit weights
-//! by 7-bit activations instead ([`int8`]), twice the f32 rate on AVX2;
-//! the first layer and the head stay f32.
+//! by 7-bit activations instead ([`int8`]), twice the f32 rate on AVX2
+//! and four times on AVX-512 VNNI; with [`Products::Bf16`], bf16 operands
+//! with f32 sums ([`bf16`]), twice the f32 rate on AVX512-BF16. The head
+//! stays f32 in both, and the first layer too for int8.
 //!
 //! The f32 function is the network's (`OracleNet::predict`): sums are formed
 //! in another order and the batch norm as `scale · x + shift`, so outputs
@@ -31,11 +33,14 @@
 //! an f64 evaluation of the named tensors). Nothing here knows about burn:
 //! the input is the network's named tensors and its shape.
 
+pub mod bf16;
 pub mod int8;
 pub mod kernel;
 
 use crate::learn::error::LearnError;
+use crate::learn::gemm::round_bf16;
 use crate::learn::model::NamedTensor;
+use bf16::PairLayer;
 use int8::{QuantLayer, RowScale};
 use kernel::{Epilogue, KC, Kernel, MR, NR, Part};
 use rayon::prelude::*;
@@ -50,7 +55,12 @@ pub const BLOCK_ROWS: usize = 8 * MR;
 /// Rows of a block are taken a multiple of this at a time: whole f32
 /// register tiles and whole integer ones.
 const ROW_QUANTUM: usize = 12;
-const _: () = assert!(ROW_QUANTUM.is_multiple_of(MR) && ROW_QUANTUM.is_multiple_of(int8::MR));
+const _: () = assert!(
+    ROW_QUANTUM.is_multiple_of(2 * MR)
+        && ROW_QUANTUM.is_multiple_of(int8::MR)
+        && ROW_QUANTUM.is_multiple_of(int8::MR_512)
+        && ROW_QUANTUM.is_multiple_of(bf16::MR)
+);
 const _: () = assert!(BLOCK_ROWS.is_multiple_of(ROW_QUANTUM));
 
 /// The arithmetic of the dense hidden layers' products (`solve --matmul`).
@@ -58,8 +68,22 @@ const _: () = assert!(BLOCK_ROWS.is_multiple_of(ROW_QUANTUM));
 pub enum Products {
     /// f32 operands and sums.
     F32,
+    /// bf16 operands, f32 sums ([`bf16`]).
+    Bf16,
     /// 8-bit weights, 7-bit activations, exact integer sums ([`int8`]).
     Int8,
+}
+
+/// How one layer's product is computed.
+enum Product {
+    /// f32 operands from `Layer::weights`; with `round`, both rounded to
+    /// bf16 (the weights at load, the input as it is packed): bf16
+    /// products on a kernel without a bf16 unit.
+    Float { round: bool },
+    /// Integer products.
+    Int8(QuantLayer),
+    /// bf16 pairs on the bf16 unit.
+    Bf16(PairLayer),
 }
 
 /// The layout of a batch-norm MLP with residual blocks, as `OracleNet`
@@ -89,9 +113,9 @@ struct Layer {
     k: usize,
     /// Output width, padded.
     n: usize,
-    /// Dense layers: `n / NR` panels of `k × NR` (none for an integer
-    /// layer); the first layer: `k × n`, one row of outputs per input,
-    /// in slabs of columns ([`slab_major`]).
+    /// Dense layers: `n / NR` panels of `k × NR` (none for an integer or
+    /// bf16-pair layer); the first layer: `k × n`, one row of outputs per
+    /// input, in slabs of columns ([`slab_major`]).
     weights: Floats,
     bias: Vec<f32>,
     scale: Vec<f32>,
@@ -100,8 +124,8 @@ struct Layer {
     /// Whether the layer's output is added to the input of the block it
     /// closes.
     closes_block: bool,
-    /// The layer's integer weights, when its products are integer.
-    int8: Option<QuantLayer>,
+    /// How its product is computed (the first layer: always `Float`).
+    product: Product,
 }
 
 impl Layer {
@@ -180,6 +204,11 @@ struct Scratch {
     /// An integer layer's input, row after row, and each row's scale.
     bytes: Vec<u8>,
     row_scales: Vec<RowScale>,
+    /// Scratch for laying out a tile's integers ([`int8::lay_out`]).
+    regroup: Vec<u8>,
+    /// A bf16 layer's input in pairs, tile by tile, and one row's pairs.
+    pairs: Vec<u32>,
+    row_pairs: Vec<u32>,
 }
 
 thread_local! {
@@ -241,14 +270,25 @@ impl CompiledNet {
             } else {
                 identity(d_out, n)
             };
-            // An integer layer keeps only its integer weights.
-            let (k, weights, int8) = match (i, products) {
-                (0, _) => (d_in, slab_major(w, d_out, d_in, n), None),
-                (_, Products::F32) => (padded(d_in), panels(w, d_out, d_in), None),
-                (_, Products::Int8) => {
-                    let k = padded(d_in);
-                    (k, Floats::default(), Some(QuantLayer::new(w, d_out, d_in, k, n)))
+            // An integer or bf16-pair layer keeps only those weights.
+            let k = if i == 0 { d_in } else { padded(d_in) };
+            let rounded: Vec<f32>;
+            let w = if products == Products::Bf16 {
+                rounded = w.iter().map(|&v| round_bf16(v)).collect();
+                &rounded
+            } else {
+                w
+            };
+            let (weights, product) = match (i, products, kernel) {
+                (0, _, _) => (slab_major(w, d_out, d_in, n), Product::Float { round: false }),
+                (_, Products::F32, _) => (panels(w, d_out, d_in), Product::Float { round: false }),
+                (_, Products::Bf16, Kernel::Avx512) => {
+                    (Floats::default(), Product::Bf16(PairLayer::new(w, d_out, d_in, k, n)))
                 }
+                (_, Products::Bf16, Kernel::Avx2Fma | Kernel::Portable) => {
+                    (panels(w, d_out, d_in), Product::Float { round: true })
+                }
+                (_, Products::Int8, _) => (Floats::default(), Product::Int8(QuantLayer::new(w, d_out, d_in, k, n))),
             };
             layers.push(Layer {
                 k,
@@ -259,7 +299,7 @@ impl CompiledNet {
                 shift,
                 relu: true,
                 closes_block: *closes_block,
-                int8,
+                product,
             });
             d_in = d_out;
         }
@@ -276,7 +316,7 @@ impl CompiledNet {
             shift,
             relu: false,
             closes_block: false,
-            int8: None,
+            product: Product::Float { round: false },
         });
         let widest = layers.iter().map(|l| l.n).max().unwrap_or(NR);
         Ok(Self { shape, products, layers, kernel, widest })
@@ -337,6 +377,9 @@ impl CompiledNet {
                 scratch.nonzero.push_zeros();
             }
         }
+        if self.products == Products::Bf16 {
+            scratch.nonzero.round_values(round_bf16);
+        }
         let first = &self.layers[0];
         kernel::sparse_rows(self.kernel, &scratch.nonzero, &first.weights, first.n, &first.epilogue(0), cur, ld);
 
@@ -344,8 +387,8 @@ impl CompiledNet {
         // open residual block.
         for (i, layer) in self.layers.iter().enumerate().skip(1) {
             let residual = layer.closes_block.then_some(&**spare);
-            match &layer.int8 {
-                Some(q) => self.dense_int8(
+            match &layer.product {
+                Product::Int8(q) => self.dense_int8(
                     layer,
                     q,
                     cur,
@@ -354,8 +397,13 @@ impl CompiledNet {
                     tiles * MR,
                     &mut scratch.bytes,
                     &mut scratch.row_scales,
+                    &mut scratch.regroup,
                 ),
-                None => self.dense(layer, cur, residual, next, tiles, &mut scratch.packed),
+                Product::Bf16(pairs) => {
+                    let (pairs_buf, row) = (&mut scratch.pairs, &mut scratch.row_pairs);
+                    self.dense_bf16(layer, pairs, cur, residual, next, tiles * MR, pairs_buf, row)
+                }
+                Product::Float { round } => self.dense(layer, *round, cur, residual, next, tiles, &mut scratch.packed),
             }
             if layer.closes_block {
                 // next = block output; the block input (`spare`) is free.
@@ -384,10 +432,13 @@ impl CompiledNet {
     }
 
     /// One dense layer over `tiles` register tiles of rows: `dst = layer(src)
-    /// (+ residual)`, rows at the buffers' stride.
+    /// (+ residual)`, rows at the buffers' stride; the input rounded to
+    /// bf16 as it is packed when `round`.
+    #[allow(clippy::too_many_arguments)]
     fn dense(
         &self,
         layer: &Layer,
+        round: bool,
         src: &[f32],
         residual: Option<&[f32]>,
         dst: &mut [f32],
@@ -408,13 +459,20 @@ impl CompiledNet {
                     *v = row[p];
                 }
             }
+            if round {
+                tile.iter_mut().for_each(|v| *v = round_bf16(*v));
+            }
         }
+        // Row tiles per call of the kernel: the count is a multiple (rows
+        // come a ROW_QUANTUM at a time).
+        let step = self.kernel.tile_rows() / MR;
+        assert!(tiles.is_multiple_of(step));
         for (p, panel) in layer.weights.chunks_exact(k * NR).enumerate() {
             let epi = layer.epilogue(p * NR);
             for k0 in (0..k).step_by(KC) {
                 let kc = KC.min(k - k0);
                 let part = Part { first: k0 == 0, last: k0 + kc == k };
-                for t in 0..tiles {
+                for t in (0..tiles).step_by(step) {
                     let at = t * MR * ld;
                     let res = residual.map_or(std::ptr::null(), |r| r[at + p * NR..].as_ptr());
                     // SAFETY: the asserts above bound every row and panel;
@@ -425,6 +483,7 @@ impl CompiledNet {
                         kernel::tile(
                             self.kernel,
                             packed[t * k * MR + k0 * MR..].as_ptr(),
+                            k * MR,
                             panel[k0 * NR..].as_ptr(),
                             kc,
                             part,
@@ -452,9 +511,10 @@ impl CompiledNet {
         rows: usize,
         bytes: &mut Vec<u8>,
         row_scales: &mut Vec<RowScale>,
+        regroup: &mut Vec<u8>,
     ) {
-        let (k, n, ld) = (q.k, q.n, self.stride());
-        assert!(rows.is_multiple_of(int8::MR) && k <= ld && n <= ld);
+        let (k, n, ld, mr) = (q.k, q.n, self.stride(), int8::tile_rows(self.kernel));
+        assert!(rows.is_multiple_of(mr) && k <= ld && n <= ld);
         assert!(src.len() >= rows * ld && dst.len() >= rows * ld);
         assert!(residual.is_none_or(|r| r.len() >= rows * ld));
         bytes.resize(rows * k, 0);
@@ -462,12 +522,12 @@ impl CompiledNet {
         for (r, out) in bytes.chunks_exact_mut(k).enumerate() {
             row_scales.push(int8::quantize_row(self.kernel, &src[r * ld..r * ld + k], out));
         }
+        int8::lay_out(self.kernel, bytes, k, regroup);
         for p in 0..n / NR {
             let epi = layer.epilogue(p * NR);
-            for (t, scales) in row_scales.chunks_exact(int8::MR).enumerate() {
-                let at = t * int8::MR * ld;
+            for (t, scales) in row_scales.chunks_exact(mr).enumerate() {
+                let at = t * mr * ld;
                 let res = residual.map_or(std::ptr::null(), |r| r[at + p * NR..].as_ptr());
-                let scales: &[RowScale; int8::MR] = scales.try_into().expect("a whole tile of rows");
                 // SAFETY: the asserts above bound every row; `bytes` holds
                 // `rows × k`; the epilogue's slices have NR values from
                 // p·NR; p < n / NR; the kernel was checked available when
@@ -475,7 +535,7 @@ impl CompiledNet {
                 unsafe {
                     int8::tile(
                         self.kernel,
-                        bytes[t * int8::MR * k..].as_ptr(),
+                        bytes[t * mr * k..].as_ptr(),
                         k,
                         scales,
                         q,
@@ -491,20 +551,87 @@ impl CompiledNet {
     }
 }
 
+impl CompiledNet {
+    /// [`CompiledNet::dense`] with bf16 pairs on the bf16 unit: the
+    /// `rows` input rows rounded into pairs, packed tile by tile, then
+    /// every tile of every panel.
+    #[allow(clippy::too_many_arguments)]
+    fn dense_bf16(
+        &self,
+        layer: &Layer,
+        pl: &PairLayer,
+        src: &[f32],
+        residual: Option<&[f32]>,
+        dst: &mut [f32],
+        rows: usize,
+        pairs: &mut Vec<u32>,
+        row_pairs: &mut Vec<u32>,
+    ) {
+        let (k, n, ld) = (pl.k, pl.n, self.stride());
+        assert!(rows.is_multiple_of(bf16::MR) && k <= ld && n <= ld && k.is_multiple_of(2));
+        assert!(src.len() >= rows * ld && dst.len() >= rows * ld);
+        assert!(residual.is_none_or(|r| r.len() >= rows * ld));
+        assert!(self.kernel == Kernel::Avx512, "bf16 pairs run on the AVX-512 kernel only");
+        let half = k / 2;
+        pairs.resize(rows * half, 0);
+        for (t, out) in pairs.chunks_exact_mut(half * bf16::MR).enumerate() {
+            bf16::pack_tile(self.kernel, &src[t * bf16::MR * ld..], ld, k, row_pairs, out);
+        }
+        for p in 0..n / NR {
+            let epi = layer.epilogue(p * NR);
+            for t in 0..rows / bf16::MR {
+                let at = t * bf16::MR * ld;
+                let res = residual.map_or(std::ptr::null(), |r| r[at + p * NR..].as_ptr());
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: the asserts above bound every row; `pairs` holds
+                // `rows × k/2`, tile by tile; the epilogue's slices have NR values from
+                // p·NR; p < n / NR; the AVX-512 kernel (asserted) was
+                // checked available when the network was compiled.
+                unsafe {
+                    bf16::tile(
+                        pairs[t * bf16::MR * half..].as_ptr(),
+                        pl,
+                        p,
+                        &epi,
+                        res,
+                        dst[at + p * NR..].as_mut_ptr(),
+                        ld,
+                    );
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                let _ = (at, res, &epi);
+            }
+        }
+    }
+}
+
 /// The kernel `CUBE_ORACLE_F32_KERNEL` asks for: unset, the best this CPU
-/// runs; `avx2` or `portable`, that one; `burn`, none (the network runs on
-/// burn's own operations, for comparisons).
+/// runs; `avx512`, `avx2` or `portable`, that one; `burn`, none (the
+/// network runs on burn's own operations, for comparisons).
 ///
 /// # Errors
 /// Another value, or a kernel this CPU lacks: a request is never quietly
 /// replaced by another kernel.
 pub fn requested() -> Result<Option<Kernel>, String> {
-    let allowed = "use avx2, portable or burn";
     match std::env::var("CUBE_ORACLE_F32_KERNEL") {
-        Err(std::env::VarError::NotPresent) => Ok(Some(Kernel::best())),
-        Err(std::env::VarError::NotUnicode(_)) => Err(format!("CUBE_ORACLE_F32_KERNEL is not UTF-8: {allowed}")),
-        Ok(w) if w == "burn" => Ok(None),
-        Ok(w) => match Kernel::ALL.into_iter().find(|k| k.name() == w) {
+        Err(std::env::VarError::NotPresent) => requested_from(None),
+        Err(std::env::VarError::NotUnicode(_)) => {
+            Err("CUBE_ORACLE_F32_KERNEL is not UTF-8: use avx512, avx2, portable or burn".into())
+        }
+        Ok(w) => requested_from(Some(&w)),
+    }
+}
+
+/// [`requested`] for the variable's value `w` (`None`: unset).
+///
+/// # Errors
+/// As [`requested`].
+pub fn requested_from(w: Option<&str>) -> Result<Option<Kernel>, String> {
+    let allowed = "use avx512, avx2, portable or burn";
+    match w {
+        None => Ok(Some(Kernel::best())),
+        Some("burn") => Ok(None),
+        Some(w) => match Kernel::ALL.into_iter().find(|k| k.name() == w) {
             Some(k) if k.available() => Ok(Some(k)),
             Some(k) => Err(format!("CUBE_ORACLE_F32_KERNEL={w}: this CPU cannot run the {} kernel", k.name())),
             None => Err(format!(

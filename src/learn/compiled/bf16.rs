@@ -1,0 +1,216 @@
+//! bf16 products for the compiled network (`solve --matmul bf16`): each
+//! dense hidden layer's weights and input rounded to bfloat16 (nearest,
+//! ties to even), their products (exact in f32) summed in f32, the
+//! epilogue in f32.
+//!
+//! On AVX-512 with BF16 the products run on `vdpbf16ps`, which adds the
+//! two products of a *pair* of bf16 values (two consecutive inputs) to
+//! each of 16 f32 lanes: 32 multiply-adds per instruction, twice the f32
+//! FMA's. A layer's weights are stored as panels of pairs
+//! ([`PairLayer`]); its input rows are rounded into pairs once per layer
+//! ([`round_row`]) and each row's pair is broadcast to the lanes. Where a
+//! CPU has no bf16 unit, the same function runs on the f32 kernels with
+//! rounded operands (the network rounds its weights at load and each
+//! layer's input as it packs it); the sums then differ by float rounding
+//! only, the order of the additions.
+//!
+//! The first (one-hot) layer is a sum of rounded weight rows on every
+//! kernel, and the head stays f32, as in training's bf16 products.
+
+use super::kernel::{Epilogue, Kernel, NR};
+use crate::learn::gemm::bf16_bits;
+
+/// Rows of one bf16 register tile on AVX-512: twelve rows × one 16-lane
+/// vector of sums.
+pub const MR: usize = 12;
+
+/// One dense layer's weights as bf16 pairs.
+pub struct PairLayer {
+    /// Input width (padded, a multiple of [`NR`]).
+    pub k: usize,
+    /// Output width (padded).
+    pub n: usize,
+    /// `n / NR` panels; in each, `k / 2` pairs of inputs, each `NR`
+    /// columns' pairs (`w[2g][j]` in the low half, `w[2g + 1][j]` in the
+    /// high half): 64 bytes.
+    pairs: Vec<u32>,
+}
+
+impl PairLayer {
+    /// A PyTorch-layout weight (`d_out × d_in`), padded to `k × n`.
+    #[must_use]
+    pub fn new(w: &[f32], d_out: usize, d_in: usize, k: usize, n: usize) -> Self {
+        assert!(w.len() == d_out * d_in && d_in <= k && d_out <= n && k.is_multiple_of(2) && n.is_multiple_of(NR));
+        let half = k / 2;
+        let mut pairs = vec![0u32; half * n];
+        for o in 0..d_out {
+            let (panel, col) = (o / NR, o % NR);
+            for (i, &v) in w[o * d_in..(o + 1) * d_in].iter().enumerate() {
+                let at = (panel * half + i / 2) * NR + col;
+                pairs[at] |= u32::from(bf16_bits(v)) << (16 * (i % 2));
+            }
+        }
+        Self { k, n, pairs }
+    }
+}
+
+/// The `k` values of `row` (even) rounded to bf16, as `k / 2` pairs into
+/// `out`.
+pub fn round_row(kernel: Kernel, row: &[f32], out: &mut [u32]) {
+    assert!(row.len() == 2 * out.len());
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the lengths are checked above; the kernel is only chosen
+        // where the CPU has it.
+        Kernel::Avx512 if row.len().is_multiple_of(32) => unsafe { avx512::round_row(row, out) },
+        _ => {
+            for (p, x) in out.iter_mut().zip(row.chunks_exact(2)) {
+                *p = u32::from(bf16_bits(x[0])) | (u32::from(bf16_bits(x[1])) << 16);
+            }
+        }
+    }
+}
+
+/// What runs bf16 products in the compiled network on `kernel`.
+#[must_use]
+pub fn unit(kernel: Kernel) -> &'static str {
+    match kernel {
+        Kernel::Avx512 => "AVX512-BF16 (vdpbf16ps)",
+        Kernel::Avx2Fma => "rounded operands on AVX2 FMA",
+        Kernel::Portable => "rounded operands in portable code",
+    }
+}
+
+/// `c[r][0..16] = epilogue(Σ_g x[g][r] · w[g][0..16]) (+ res[r][0..16])`
+/// for [`MR`] rows and the 16 columns of `layer`'s panel `p`, every
+/// product of a bf16 pair. `x` holds the tile's pairs column by column:
+/// the [`MR`] rows' pair `g` together at `x[g · MR..]` (as
+/// [`pack_tile`] writes them), so that every broadcast is at a constant
+/// offset from one pointer; `epi`'s slices start at the panel's first
+/// column.
+///
+/// # Safety
+/// `x` holds `layer.k / 2 × MR` pairs; `c` (and `res` when not null)
+/// [`MR`] rows of [`NR`] floats at stride `ldc`; the epilogue's slices at
+/// least [`NR`] each; `p < layer.n / NR`; and the CPU has the AVX-512
+/// kernel.
+#[allow(clippy::too_many_arguments)]
+#[cfg(target_arch = "x86_64")]
+pub unsafe fn tile(
+    x: *const u32,
+    layer: &PairLayer,
+    p: usize,
+    epi: &Epilogue<'_>,
+    res: *const f32,
+    c: *mut f32,
+    ldc: usize,
+) {
+    let half = layer.k / 2;
+    let panel = &layer.pairs[p * half * NR..(p + 1) * half * NR];
+    // SAFETY: the caller's contract.
+    unsafe { avx512::tile(x, panel, half, epi, res, c, ldc) }
+}
+
+/// The [`MR`] rows of a tile (`rows[r]`, each `k` values at stride `ld`
+/// from `src`) rounded into pairs and stored column by column into `out`
+/// (`k / 2 × MR` pairs), as [`tile`] reads them; `row` is scratch for one
+/// row's pairs.
+pub fn pack_tile(kernel: Kernel, src: &[f32], ld: usize, k: usize, row: &mut Vec<u32>, out: &mut [u32]) {
+    let half = k / 2;
+    assert!(out.len() == half * MR && src.len() >= (MR - 1) * ld + k);
+    row.resize(half, 0);
+    for r in 0..MR {
+        round_row(kernel, &src[r * ld..r * ld + k], row);
+        for (g, &pair) in row.iter().enumerate() {
+            out[g * MR + r] = pair;
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::MR;
+    use crate::learn::compiled::kernel::Epilogue;
+    use crate::learn::compiled::kernel::avx512::finish_store;
+    use std::arch::x86_64::{
+        __m512bh, __m512i, _mm512_cvtne2ps_pbh, _mm512_dpbf16_ps, _mm512_loadu_ps, _mm512_loadu_si512,
+        _mm512_set1_epi32, _mm512_setzero_ps, _mm512_storeu_si512,
+    };
+
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
+    pub(super) unsafe fn tile(
+        x: *const u32,
+        panel: &[u32],
+        half: usize,
+        epi: &Epilogue<'_>,
+        res: *const f32,
+        c: *mut f32,
+        ldc: usize,
+    ) {
+        // SAFETY: the caller's bounds (`super::tile`): half × MR pairs, a
+        // panel of half × 16 pairs, 16 values in every per-column slice,
+        // MR rows of 16 floats in `c` and `res`.
+        unsafe {
+            let mut acc = [_mm512_setzero_ps(); MR];
+            let w = panel.as_ptr();
+            for g in 0..half {
+                let wg: __m512bh = std::mem::transmute::<__m512i, __m512bh>(_mm512_loadu_si512(w.add(g * 16).cast()));
+                let xg = x.add(g * MR);
+                for (r, s) in acc.iter_mut().enumerate() {
+                    // The broadcast operand last: it can be the instruction's memory operand.
+                    let b = std::mem::transmute::<__m512i, __m512bh>(_mm512_set1_epi32(*xg.add(r) as i32));
+                    *s = _mm512_dpbf16_ps(*s, wg, b);
+                }
+            }
+            for (r, &v) in acc.iter().enumerate() {
+                finish_store(v, epi, res, c, r, ldc);
+            }
+        }
+    }
+
+    /// [`super::round_row`] on `vcvtne2ps2bf16`, 32 values at a time
+    /// (the row's length a multiple of 32).
+    #[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
+    pub(super) unsafe fn round_row(row: &[f32], out: &mut [u32]) {
+        // SAFETY: `row` holds 2 · out.len() values, a multiple of 32
+        // (the caller's check), so every load and store is within them.
+        unsafe {
+            for (i, dst) in (0..row.len()).step_by(32).zip(out.chunks_exact_mut(16)) {
+                let lo = _mm512_loadu_ps(row.as_ptr().add(i));
+                let hi = _mm512_loadu_ps(row.as_ptr().add(i + 16));
+                // The low 16 bf16 values come from the second operand.
+                let bh = _mm512_cvtne2ps_pbh(hi, lo);
+                _mm512_storeu_si512(dst.as_mut_ptr().cast(), std::mem::transmute::<__m512bh, __m512i>(bh));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Kernel, round_row};
+    use crate::learn::gemm::bf16_bits;
+
+    /// Rows rounded on every kernel this CPU runs are the same bits as
+    /// rounding each value (ties to even), tie cases included, and the
+    /// pairs are in input order.
+    #[test]
+    fn rows_round_to_the_same_pairs_on_every_kernel() {
+        let row: Vec<f32> = (0..96)
+            .map(|i| match i % 4 {
+                // An exact tie above an even and an odd kept part.
+                0 => f32::from_bits(0x3F80_8000),
+                1 => f32::from_bits(0x3F81_8000),
+                _ => (i as f32 * 0.377).sin() * 3.0,
+            })
+            .collect();
+        let want: Vec<u32> =
+            row.chunks_exact(2).map(|x| u32::from(bf16_bits(x[0])) | (u32::from(bf16_bits(x[1])) << 16)).collect();
+        for kernel in Kernel::ALL.into_iter().filter(|k| k.available()) {
+            let mut got = vec![0u32; 48];
+            round_row(kernel, &row, &mut got);
+            assert_eq!(got, want, "{}", kernel.name());
+        }
+    }
+}
