@@ -8,9 +8,10 @@
 //! Rows are one-hot cube-like encodings (each block of 6 inputs holds one 1,
 //! as 54 stickers × 6 colours do); the GEMMs' cost does not depend on the
 //! values. One line per batch, tab-separated: framework (`cube-oracle/`
-//! and what ran the products: the compiled network's kernel, `avx2` or
-//! `portable`, or `burn` for burn's own operations, as
-//! `CUBE_ORACLE_F32_KERNEL` picks, and for bf16), matmul, batch, states/s,
+//! and what ran the products: the compiled network's kernel, `avx512`,
+//! `avx2` or `portable`, or `burn` for burn's own operations, as
+//! `CUBE_ORACLE_F32_KERNEL` and, for bf16, `CUBE_ORACLE_BF16_KERNEL`
+//! pick), matmul, batch, states/s,
 //! GFLOP/s (2 × multiply-adds per state, the one-hot first layer counted
 //! as the dense product it replaces). The PyTorch twin is
 //! benches/inference_pytorch.py; benches/inference_vs_pytorch.sh runs both.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Oracle inference, cube-oracle (the path `solve` uses: the compiled network
-# for f32 and int8, burn with bf16 products) against PyTorch on the same
+# Oracle inference, cube-oracle (the path `solve` uses: the compiled network,
+# or burn's AMX GEMM for bf16 products on an AMX CPU) against PyTorch on the same
 # network and machine, at beam-sized batches, f32 against f32, bf16
 # products against PyTorch's bf16 autocast and int8 products against
 # PyTorch's dynamic int8 quantisation, alternating ROUNDS times. MATMULS="f32" skips bf16;
@@ -21,7 +21,7 @@ BATCHES=${BATCHES:-1024,4096,16384,65536}
 SECONDS_EACH=${SECONDS_EACH:-3}
 grep -m1 'model name' /proc/cpuinfo
 grep -m1 -E '^cpu family' /proc/cpuinfo; grep -m1 -E '^model\s' /proc/cpuinfo
-echo "flags: $(grep -m1 flags /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|avx512f|avx512_bf16|amx_bf16|amx_tile)$' | tr '\n' ' ')"
+echo "flags: $(grep -m1 flags /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|avx512f|avx512bw|avx512vl|avx512_vnni|avx512_bf16|avx_vnni|amx_bf16|amx_tile|amx_int8)$' | tr '\n' ' ')"
 echo "run: $RUN; threads: ${CUBE_ORACLE_THREADS:-2}; $("$PYTHON" -c 'import torch; print("torch", torch.__version__)')"
 cargo bench --bench inference --no-run >/dev/null 2>&1
 out=$(mktemp)

@@ -132,35 +132,54 @@ pub fn quantize_row(kernel: Kernel, row: &[f32], out: &mut [u8]) -> RowScale {
     }
 }
 
-/// The integers of a block's rows (row after row, `k` bytes each, a
-/// whole number of tiles) laid out as `kernel`'s [`tile`] reads them: as
-/// they are on AVX2 and in the portable code; on AVX-512 each tile of
-/// [`MR_512`] rows group by group, the twelve rows' four bytes of group
-/// `q` together at `q · 48`, so that every broadcast is at a constant
-/// offset from one pointer. `tmp` is scratch.
-pub fn lay_out(kernel: Kernel, bytes: &mut [u8], k: usize, tmp: &mut Vec<u8>) {
+/// The `rows` rows of a block (`k` values each, `ld` apart in `src`; a
+/// whole number of tiles) quantised into `bytes` as `kernel`'s [`tile`]
+/// reads them, and their scales into `scales`: row after row on AVX2 and
+/// in the portable code; on AVX-512 each tile of [`MR_512`] rows group by
+/// group, the twelve rows' four bytes of group `q` together at `q · 48`,
+/// so that every broadcast is at a constant offset from one pointer. The
+/// integers are the same on every kernel ([`quantize_row`]).
+pub fn quantize_rows(
+    kernel: Kernel,
+    src: &[f32],
+    ld: usize,
+    k: usize,
+    rows: usize,
+    bytes: &mut Vec<u8>,
+    scales: &mut Vec<RowScale>,
+) {
+    assert!(rows.is_multiple_of(tile_rows(kernel)) && k.is_multiple_of(16) && k <= ld);
+    assert!(rows == 0 || src.len() >= (rows - 1) * ld + k);
+    bytes.resize(rows * k, 0);
+    scales.clear();
     match kernel {
+        #[cfg(target_arch = "x86_64")]
         Kernel::Avx512 => {
-            assert!(k.is_multiple_of(4) && bytes.len().is_multiple_of(MR_512 * k));
-            tmp.resize(MR_512 * k, 0);
-            for block in bytes.chunks_exact_mut(MR_512 * k) {
-                tmp.copy_from_slice(block);
-                for (r, row) in tmp.chunks_exact(k).enumerate() {
-                    for (q, group) in row.chunks_exact(4).enumerate() {
-                        block[(q * MR_512 + r) * 4..(q * MR_512 + r) * 4 + 4].copy_from_slice(group);
-                    }
+            for (t, block) in bytes.chunks_exact_mut(MR_512 * k).enumerate() {
+                for r in 0..MR_512 {
+                    let row = &src[(t * MR_512 + r) * ld..(t * MR_512 + r) * ld + k];
+                    // SAFETY: `row` holds k values (a multiple of 16),
+                    // `block` a tile of MR_512 × k bytes, r < MR_512; the
+                    // CPU has AVX-512 (the kernel is chosen only where
+                    // available).
+                    scales.push(unsafe { avx512::quantize_row_grouped(row, block, r) });
                 }
             }
         }
-        Kernel::Avx2Fma | Kernel::Portable => {}
+        _ => {
+            for (r, out) in bytes.chunks_exact_mut(k).enumerate() {
+                scales.push(quantize_row(kernel, &src[r * ld..r * ld + k], out));
+            }
+        }
     }
 }
 
 /// `c[r][0..16] = epilogue(t_r · s_j · Σ_i u[r][i] q[i][j] + lo_r · Σ_i
 /// w[i][j]) (+ res[r][0..16])` for the rows of a tile ([`tile_rows`] of
 /// `kernel`, one [`RowScale`] each in `rows`) and the 16 columns of
-/// `layer`'s panel `p`. `u` holds the tile's integers as [`lay_out`]
-/// leaves them, rows `ldu` bytes apart; `epi`'s slices start at the
+/// `layer`'s panel `p`. `u` holds the tile's integers as
+/// [`quantize_rows`] lays them out, rows `ldu` bytes apart (AVX2,
+/// portable); `epi`'s slices start at the
 /// panel's first column.
 ///
 /// # Safety
@@ -416,12 +435,56 @@ mod avx2 {
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{Epilogue, MR_512, RowScale};
+    use super::{Epilogue, MR_512, RowScale, U_MAX};
     use std::arch::x86_64::{
-        __m512i, _mm512_add_ps, _mm512_cvtepi32_ps, _mm512_dpbusd_epi32, _mm512_loadu_ps, _mm512_loadu_si512,
-        _mm512_mul_ps, _mm512_reduce_add_epi32, _mm512_set1_epi8, _mm512_set1_epi32, _mm512_set1_ps,
-        _mm512_setzero_si512,
+        __m512i, _mm_extract_epi32, _mm512_add_ps, _mm512_cvtepi32_ps, _mm512_cvtps_epi32, _mm512_cvtusepi32_epi8,
+        _mm512_dpbusd_epi32, _mm512_loadu_ps, _mm512_loadu_si512, _mm512_max_ps, _mm512_min_ps, _mm512_mul_ps,
+        _mm512_reduce_add_epi32, _mm512_reduce_max_ps, _mm512_reduce_min_ps, _mm512_set1_epi8, _mm512_set1_epi32,
+        _mm512_set1_ps, _mm512_setzero_ps, _mm512_setzero_si512, _mm512_sub_ps,
     };
+
+    /// [`super::quantize_row`] of `row` (a multiple of 16 values), its
+    /// bytes written as row `r` of the tile `block` group by group
+    /// (`block[(q · MR_512 + r) · 4..]` for group `q`). The same integers as
+    /// every kernel's: the same f32 operations, rounded to the nearest (ties
+    /// to even) by the conversion.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn quantize_row_grouped(row: &[f32], block: &mut [u8], r: usize) -> RowScale {
+        // SAFETY: `row` holds a multiple of 16 values and `block` MR_512
+        // rows of row.len() bytes (the caller's checks); every load and
+        // store is within them.
+        unsafe {
+            let p = row.as_ptr();
+            let mut lo = _mm512_loadu_ps(p);
+            let mut hi = lo;
+            for i in (16..row.len()).step_by(16) {
+                let x = _mm512_loadu_ps(p.add(i));
+                lo = _mm512_min_ps(lo, x);
+                hi = _mm512_max_ps(hi, x);
+            }
+            let (lo, hi) = (_mm512_reduce_min_ps(lo), _mm512_reduce_max_ps(hi));
+            let out = block.as_mut_ptr();
+            if hi <= lo {
+                for q in 0..row.len() / 4 {
+                    out.add((q * MR_512 + r) * 4).cast::<u32>().write_unaligned(0);
+                }
+                return RowScale { lo, step: 0.0 };
+            }
+            let (vlo, inv) = (_mm512_set1_ps(lo), _mm512_set1_ps(U_MAX / (hi - lo)));
+            let (zero, top) = (_mm512_setzero_ps(), _mm512_set1_ps(U_MAX));
+            for i in (0..row.len()).step_by(16) {
+                let v = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(p.add(i)), vlo), inv);
+                let bytes = _mm512_cvtusepi32_epi8(_mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(v, zero), top)));
+                let q = i / 4;
+                let group = |g: usize| out.add(((q + g) * MR_512 + r) * 4).cast::<i32>();
+                group(0).write_unaligned(_mm_extract_epi32::<0>(bytes));
+                group(1).write_unaligned(_mm_extract_epi32::<1>(bytes));
+                group(2).write_unaligned(_mm_extract_epi32::<2>(bytes));
+                group(3).write_unaligned(_mm_extract_epi32::<3>(bytes));
+            }
+            RowScale { lo, step: (hi - lo) / U_MAX }
+        }
+    }
 
     /// [`super::tile`] on `vpdpbusd`: twelve rows' sums in registers, then
     /// the epilogue.
@@ -440,7 +503,7 @@ mod avx512 {
         ldc: usize,
     ) {
         // SAFETY: the caller's bounds (`super::tile`): twelve rows of
-        // 4·quads bytes, group by group (`lay_out`), a panel of quads × 64
+        // 4·quads bytes, group by group (`quantize_rows`), a panel of quads × 64
         // bytes, 16 values in every per-column slice, twelve rows of 16
         // floats in `c` and `res`.
         unsafe {
@@ -480,5 +543,43 @@ mod avx512 {
             }
         }
         acc.iter().fold(0i32, |s, &x| s.wrapping_add(_mm512_reduce_add_epi32(x)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Kernel, quantize_rows, tile_rows};
+
+    /// Every kernel this CPU runs quantises a block's rows to the same
+    /// integers and scales as the portable code, laid out as its tile
+    /// reads them (row after row, or group by group in tiles of twelve
+    /// on AVX-512): a constant row, ties, and rows at a stride wider than
+    /// their length.
+    #[test]
+    fn rows_quantise_to_the_same_integers_on_every_kernel() {
+        let (rows, k, ld) = (24, 48, 64);
+        let src: Vec<f32> = (0..rows * ld)
+            .map(|i| if i / ld == 5 { 0.75 } else { ((i * 37 % 101) as f32 - 50.0) / 8.0 + (i % 3) as f32 * 0.5 })
+            .collect();
+        let (mut want, mut want_scales) = (Vec::new(), Vec::new());
+        quantize_rows(Kernel::Portable, &src, ld, k, rows, &mut want, &mut want_scales);
+        assert_eq!(want_scales[5].step, 0.0, "a constant row");
+        assert!(want[5 * k..6 * k].iter().all(|&u| u == 0));
+        assert!(want.iter().all(|&u| u <= 127) && want.contains(&127));
+        for kernel in Kernel::ALL.into_iter().filter(|k| k.available()) {
+            let (mut got, mut scales) = (Vec::new(), Vec::new());
+            quantize_rows(kernel, &src, ld, k, rows, &mut got, &mut scales);
+            assert_eq!(scales, want_scales, "{}", kernel.name());
+            let mr = tile_rows(kernel);
+            for r in 0..rows {
+                for i in 0..k {
+                    let at = match kernel {
+                        Kernel::Avx512 => (r / mr) * mr * k + ((i / 4) * mr + r % mr) * 4 + i % 4,
+                        Kernel::Avx2Fma | Kernel::Portable => r * k + i,
+                    };
+                    assert_eq!(got[at], want[r * k + i], "{}: row {r}, input {i}", kernel.name());
+                }
+            }
+        }
     }
 }

@@ -204,8 +204,6 @@ struct Scratch {
     /// An integer layer's input, row after row, and each row's scale.
     bytes: Vec<u8>,
     row_scales: Vec<RowScale>,
-    /// Scratch for laying out a tile's integers ([`int8::lay_out`]).
-    regroup: Vec<u8>,
     /// A bf16 layer's input in pairs, tile by tile, and one row's pairs.
     pairs: Vec<u32>,
     row_pairs: Vec<u32>,
@@ -397,7 +395,6 @@ impl CompiledNet {
                     tiles * MR,
                     &mut scratch.bytes,
                     &mut scratch.row_scales,
-                    &mut scratch.regroup,
                 ),
                 Product::Bf16(pairs) => {
                     let (pairs_buf, row) = (&mut scratch.pairs, &mut scratch.row_pairs);
@@ -511,18 +508,12 @@ impl CompiledNet {
         rows: usize,
         bytes: &mut Vec<u8>,
         row_scales: &mut Vec<RowScale>,
-        regroup: &mut Vec<u8>,
     ) {
         let (k, n, ld, mr) = (q.k, q.n, self.stride(), int8::tile_rows(self.kernel));
         assert!(rows.is_multiple_of(mr) && k <= ld && n <= ld);
         assert!(src.len() >= rows * ld && dst.len() >= rows * ld);
         assert!(residual.is_none_or(|r| r.len() >= rows * ld));
-        bytes.resize(rows * k, 0);
-        row_scales.clear();
-        for (r, out) in bytes.chunks_exact_mut(k).enumerate() {
-            row_scales.push(int8::quantize_row(self.kernel, &src[r * ld..r * ld + k], out));
-        }
-        int8::lay_out(self.kernel, bytes, k, regroup);
+        int8::quantize_rows(self.kernel, src, ld, k, rows, bytes, row_scales);
         for p in 0..n / NR {
             let epi = layer.epilogue(p * NR);
             for (t, scales) in row_scales.chunks_exact(mr).enumerate() {
