@@ -36,6 +36,8 @@ for spec in $WIDTHS; do
     /^ +[0-9.]+%/ {
       pct = $1; sub("%", "", pct); sym = $0
       if (sym ~ /compiled::int8::.*tile/) c = "network: integer products (int8 tile kernel)"
+      else if (sym ~ /compiled::bf16::.*tile/) c = "network: bf16 products (bf16 tile kernel)"
+      else if (sym ~ /compiled::bf16::/) c = "network: rounding the input rows to bf16 pairs"
       else if (sym ~ /compiled::int8::.*quantize_row/) c = "network: quantising the input rows of each layer"
       else if (sym ~ /compiled::kernel::.*tile/) c = "network: matrix products (compiled tile kernel)"
       else if (sym ~ /compiled::kernel::.*sparse_row/) c = "network: first layer (sum of weight rows)"
