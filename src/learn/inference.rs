@@ -72,7 +72,7 @@ impl Bf16Route {
     /// A value that names no kernel, a kernel this CPU lacks, or two
     /// requests that contradict each other, each naming the variables.
     pub fn resolve_from(f32_kernel: Option<&str>, bf16_kernel: Option<&str>) -> Result<Self, String> {
-        let checked = compiled::requested_from(f32_kernel)?;
+        let compiled = compiled::requested_from(f32_kernel)?;
         if let Some(w) = bf16_kernel
             && !["amx", "avx512-bf16", "none"].contains(&w)
         {
@@ -82,38 +82,39 @@ impl Bf16Route {
             ));
         }
         let units = gemm::Kernel::all_available();
-        let Some(kernel) = checked else {
-            // burn's own path, with the unit asked for where the CPU has it.
-            let unit = match bf16_kernel {
-                Some("none") => None,
-                Some(w) => match units.iter().find(|k| k.name() == w) {
-                    Some(&k) => Some(k),
-                    None => return Err(format!("CUBE_ORACLE_BF16_KERNEL={w}: this CPU has no such unit")),
-                },
-                None => units.first().copied(),
-            };
-            return Ok(Bf16Route::Burn(unit));
-        };
+        let amx = units.contains(&gemm::Kernel::Amx);
         let named = f32_kernel.is_some();
-        match bf16_kernel {
-            None if units.contains(&gemm::Kernel::Amx) && !named => Ok(Bf16Route::Burn(Some(gemm::Kernel::Amx))),
-            None => Ok(Bf16Route::Compiled(kernel)),
-            Some("amx") if units.contains(&gemm::Kernel::Amx) => Ok(Bf16Route::Burn(Some(gemm::Kernel::Amx))),
-            Some("amx") => Err("CUBE_ORACLE_BF16_KERNEL=amx: this CPU has no AMX".into()),
-            Some(_) if named && !matches!(bf16_kernel, Some("none")) && kernel != Kernel::Avx512 => Err(format!(
+        match (compiled, bf16_kernel) {
+            // burn's own operations, with the unit asked for (the best unset).
+            (None, Some("none")) => Ok(Bf16Route::Burn(None)),
+            (None, Some(w)) => match units.iter().find(|k| k.name() == w) {
+                Some(&k) => Ok(Bf16Route::Burn(Some(k))),
+                None => Err(format!("CUBE_ORACLE_BF16_KERNEL={w}: this CPU has no such unit")),
+            },
+            (None, None) => Ok(Bf16Route::Burn(units.first().copied())),
+            // AMX runs in burn's GEMM only.
+            (Some(_), Some("amx")) if amx => Ok(Bf16Route::Burn(Some(gemm::Kernel::Amx))),
+            (Some(_), Some("amx")) => Err("CUBE_ORACLE_BF16_KERNEL=amx: this CPU has no AMX".into()),
+            (Some(_), None) if amx && !named => Ok(Bf16Route::Burn(Some(gemm::Kernel::Amx))),
+            (Some(k), None) => Ok(Bf16Route::Compiled(k)),
+            // avx512-bf16: the compiled avx512 kernel.
+            (Some(Kernel::Avx512), Some("avx512-bf16")) => Ok(Bf16Route::Compiled(Kernel::Avx512)),
+            (Some(k), Some("avx512-bf16")) if named => Err(format!(
                 "CUBE_ORACLE_BF16_KERNEL=avx512-bf16 runs on the compiled network's avx512 kernel, and \
                  CUBE_ORACLE_F32_KERNEL asks for {}",
-                kernel.name()
+                k.name()
             )),
-            Some("none") if kernel == Kernel::Avx512 && named => {
+            (Some(_), Some("avx512-bf16")) => {
+                Err("CUBE_ORACLE_BF16_KERNEL=avx512-bf16: this CPU cannot run the avx512 kernel".into())
+            }
+            // none: rounded operands, on a kernel without a bf16 unit.
+            (Some(Kernel::Avx512), Some(_)) if named => {
                 Err("CUBE_ORACLE_BF16_KERNEL=none asks for rounded operands, and CUBE_ORACLE_F32_KERNEL=avx512 \
                  computes bf16 products on its bf16 unit: name avx2 or portable"
                     .into())
             }
-            Some("none") if kernel == Kernel::Avx512 => Ok(Bf16Route::Compiled(Kernel::Avx2Fma)),
-            Some("none") => Ok(Bf16Route::Compiled(kernel)),
-            Some(_) if kernel == Kernel::Avx512 => Ok(Bf16Route::Compiled(kernel)),
-            Some(_) => Err("CUBE_ORACLE_BF16_KERNEL=avx512-bf16: this CPU cannot run the avx512 kernel".into()),
+            (Some(Kernel::Avx512), Some(_)) => Ok(Bf16Route::Compiled(Kernel::Avx2Fma)),
+            (Some(k), Some(_)) => Ok(Bf16Route::Compiled(k)),
         }
     }
 

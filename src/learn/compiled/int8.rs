@@ -258,11 +258,16 @@ pub unsafe fn tile(
 /// refuses `--matmul int8`).
 #[must_use]
 pub fn describe() -> Option<&'static str> {
-    match super::requested() {
-        Ok(Some(Kernel::Avx512)) => Some("AVX512-VNNI (vpdpbusd)"),
-        Ok(Some(Kernel::Avx2Fma)) => Some("AVX2 (vpmaddubsw)"),
-        Ok(Some(Kernel::Portable)) => Some("portable code"),
-        Ok(None) | Err(_) => None,
+    super::requested().ok().flatten().map(unit)
+}
+
+/// What runs integer products on `kernel`.
+#[must_use]
+pub fn unit(kernel: Kernel) -> &'static str {
+    match kernel {
+        Kernel::Avx512 => "AVX512-VNNI (vpdpbusd)",
+        Kernel::Avx2Fma => "AVX2 (vpmaddubsw)",
+        Kernel::Portable => "portable code",
     }
 }
 

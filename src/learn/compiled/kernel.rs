@@ -348,11 +348,9 @@ pub fn sparse_rows(
     assert!(rows.len() == nz.inputs * n, "a first-layer weight of {} values for {} × {n}", rows.len(), nz.inputs);
     match kernel {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: the bounds are checked above, and the CPU has AVX-512.
-        Kernel::Avx512 if slab_width(nz.inputs) >= 16 => unsafe { avx512::sparse_rows(nz, rows, n, epi, out, ld) },
-        #[cfg(target_arch = "x86_64")]
         // SAFETY: the bounds are checked above, and the CPU has AVX2 and
-        // FMA (AVX-512 CPUs too).
+        // FMA (AVX-512 CPUs too: the sums are bound by loads, and 16-lane
+        // registers measured no faster).
         Kernel::Avx512 | Kernel::Avx2Fma => unsafe { avx2::sparse_rows(nz, rows, n, epi, out, ld) },
         #[cfg(not(target_arch = "x86_64"))]
         Kernel::Avx512 | Kernel::Avx2Fma => unreachable!("AVX is never available off x86-64"),
@@ -470,37 +468,15 @@ mod avx2 {
                     let value = nz.value.get_unchecked(ends[0]..ends[1]);
                     let dst = out.as_mut_ptr().add(r * ld);
                     let value = (!nz.ones).then_some(value);
-                    slab_columns(index, value, w, sw, j0, 8 * lanes, epi, dst);
+                    match lanes {
+                        8 => slab::<8, 1>(index, value, w, sw, j0, epi, dst),
+                        4 => slab::<4, 2>(index, value, w, sw, j0, epi, dst),
+                        2 => slab::<2, 4>(index, value, w, sw, j0, epi, dst),
+                        _ => {
+                            (0..lanes).for_each(|l| slab::<1, 8>(index, value, w.add(8 * l), sw, j0 + 8 * l, epi, dst))
+                        }
+                    }
                 }
-            }
-        }
-    }
-
-    /// One row's `cols` first-layer outputs (a multiple of 8, at most 64)
-    /// from column `j0`, from the slab `rows` (input `i`'s weights at
-    /// `i · sw`): [`slab`] with as many vectors as fit.
-    ///
-    /// # Safety
-    /// As for [`slab`], with `8 · lanes` columns.
-    #[allow(clippy::too_many_arguments)]
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn slab_columns(
-        index: &[u32],
-        value: Option<&[f32]>,
-        w: *const f32,
-        sw: usize,
-        j0: usize,
-        cols: usize,
-        epi: &Epilogue<'_>,
-        dst: *mut f32,
-    ) {
-        // SAFETY: the caller's bounds.
-        unsafe {
-            match cols / 8 {
-                8 => slab::<8, 1>(index, value, w, sw, j0, epi, dst),
-                4 => slab::<4, 2>(index, value, w, sw, j0, epi, dst),
-                2 => slab::<2, 4>(index, value, w, sw, j0, epi, dst),
-                lanes => (0..lanes).for_each(|l| slab::<1, 8>(index, value, w.add(8 * l), sw, j0 + 8 * l, epi, dst)),
             }
         }
     }
@@ -557,7 +533,7 @@ mod avx2 {
     /// whole groups of `P` (a constant count, so the sums stay in
     /// registers), then the rest.
     #[inline(always)]
-    pub(super) fn deal<T, const P: usize>(acc: &mut [T; P], count: usize, mut f: impl FnMut(&mut T, usize)) {
+    fn deal<T, const P: usize>(acc: &mut [T; P], count: usize, mut f: impl FnMut(&mut T, usize)) {
         let whole = count / P * P;
         for g in (0..whole).step_by(P) {
             for (p, part) in acc.iter_mut().enumerate() {
@@ -572,95 +548,11 @@ mod avx2 {
 
 #[cfg(target_arch = "x86_64")]
 pub(super) mod avx512 {
-    use super::{Epilogue, MR, NR, Nonzeros, Part};
+    use super::{Epilogue, MR, NR, Part};
     use std::arch::x86_64::{
         __m512, _mm512_add_ps, _mm512_fmadd_ps, _mm512_loadu_ps, _mm512_max_ps, _mm512_set1_ps, _mm512_setzero_ps,
         _mm512_storeu_ps,
     };
-
-    /// [`super::sparse_rows`] with each slab's sums in 16-lane registers
-    /// (slabs of 16, 32 or 64 columns: one load and one add per nonzero
-    /// and 16 columns).
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn sparse_rows(
-        nz: &Nonzeros,
-        rows: &[f32],
-        n: usize,
-        epi: &Epilogue<'_>,
-        out: &mut [f32],
-        ld: usize,
-    ) {
-        let width = super::slab_width(nz.inputs);
-        // SAFETY: as for the AVX2 version: `super::sparse_rows` checked
-        // the weight's and the output's size; every index is below
-        // `inputs`. A slab narrower than 16 columns (the last of a width
-        // that is not a multiple of 16) goes to the AVX2 code.
-        unsafe {
-            for j0 in (0..n).step_by(width) {
-                let cols = (n - j0).min(width);
-                let (w, sw) = (rows.as_ptr().add(nz.inputs * j0), cols);
-                for (r, ends) in nz.starts.windows(2).enumerate() {
-                    let index = nz.index.get_unchecked(ends[0]..ends[1]);
-                    let value = nz.value.get_unchecked(ends[0]..ends[1]);
-                    let dst = out.as_mut_ptr().add(r * ld);
-                    let value = (!nz.ones).then_some(value);
-                    match cols {
-                        64 => slab::<4, 2>(index, value, w, sw, j0, epi, dst),
-                        32 => slab::<2, 4>(index, value, w, sw, j0, epi, dst),
-                        16 => slab::<1, 4>(index, value, w, sw, j0, epi, dst),
-                        _ => super::avx2::slab_columns(index, value, w, sw, j0, cols, epi, dst),
-                    }
-                }
-            }
-        }
-    }
-
-    /// `L` 16-lane vectors of one row's first-layer outputs from column
-    /// `j0` (the AVX2 version's `slab`, twice as wide).
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn slab<const L: usize, const P: usize>(
-        index: &[u32],
-        value: Option<&[f32]>,
-        rows: *const f32,
-        sw: usize,
-        j0: usize,
-        epi: &Epilogue<'_>,
-        dst: *mut f32,
-    ) {
-        // SAFETY: the caller's bounds: every index below the slab's
-        // rows, 16L ≤ sw, columns j0..j0 + 16L within the row `dst` and
-        // the epilogue's slices.
-        unsafe {
-            let mut acc = [[_mm512_setzero_ps(); L]; P];
-            let weights = |at: usize| rows.add(*index.get_unchecked(at) as usize * sw);
-            match value {
-                None => super::avx2::deal(&mut acc, index.len(), |part, at| {
-                    let w = weights(at);
-                    for (l, s) in part.iter_mut().enumerate() {
-                        *s = _mm512_add_ps(*s, _mm512_loadu_ps(w.add(16 * l)));
-                    }
-                }),
-                Some(value) => super::avx2::deal(&mut acc, index.len(), |part, at| {
-                    let (xv, w) = (_mm512_set1_ps(*value.get_unchecked(at)), weights(at));
-                    for (l, s) in part.iter_mut().enumerate() {
-                        *s = _mm512_fmadd_ps(xv, _mm512_loadu_ps(w.add(16 * l)), *s);
-                    }
-                }),
-            }
-            for l in 0..L {
-                let mut s = acc[0][l];
-                for part in &acc[1..] {
-                    s = _mm512_add_ps(s, part[l]);
-                }
-                let j = j0 + 16 * l;
-                let epi =
-                    Epilogue { bias: &epi.bias[j..], relu: epi.relu, scale: &epi.scale[j..], shift: &epi.shift[j..] };
-                finish_store(s, &epi, std::ptr::null(), dst.add(j), 0, 0);
-            }
-        }
-    }
 
     /// Bias, ReLU and the affine map on the 16 columns of a tile, then the
     /// residual when `res` is not null, and the store of row `r`.
