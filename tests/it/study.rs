@@ -351,10 +351,12 @@ fn a_killed_study_resumes_its_point_and_ends_as_if_never_stopped() {
         let mut entries = std::fs::read_dir(root.join("s")).ok()?;
         entries.find_map(|e| e.ok().map(|e| e.path()).filter(|p| p.is_dir()))
     };
+    // A complete checkpoint: a `.ckpt` file (a write in progress has a
+    // temporary name, and a kill during it leaves nothing to resume).
     let checkpointed = || {
         point(&killed)
             .and_then(|p| std::fs::read_dir(p.join("checkpoints")).ok())
-            .is_some_and(|mut e| e.next().is_some())
+            .is_some_and(|mut e| e.any(|f| f.is_ok_and(|f| f.file_name().to_string_lossy().ends_with(".ckpt"))))
     };
     let started = std::time::Instant::now();
     while !checkpointed() {
