@@ -73,13 +73,8 @@ impl Bf16Route {
     /// requests that contradict each other, each naming the variables.
     pub fn resolve_from(f32_kernel: Option<&str>, bf16_kernel: Option<&str>) -> Result<Self, String> {
         let compiled = compiled::requested_from(f32_kernel)?;
-        if let Some(w) = bf16_kernel
-            && !["amx", "avx512-bf16", "none"].contains(&w)
-        {
-            return Err(format!(
-                "CUBE_ORACLE_BF16_KERNEL={:?} is not a kernel: use amx, avx512-bf16 or none",
-                w.chars().take(40).collect::<String>()
-            ));
+        if let Some(w) = bf16_kernel {
+            gemm::Kernel::check_value(w)?;
         }
         let units = gemm::Kernel::all_available();
         let amx = units.contains(&gemm::Kernel::Amx);
@@ -330,7 +325,7 @@ impl NetOracle {
         match self.matmul {
             Matmul::F32 => format!("f32 on {}", self.engine()),
             Matmul::Bf16 => match self.bf16 {
-                Some(Bf16Route::Compiled(k)) => format!("bf16 on {} ({})", k.name(), compiled::bf16::unit(k)),
+                Some(route @ Bf16Route::Compiled(_)) => format!("bf16 on {}", route.describe()),
                 Some(Bf16Route::Burn(_)) | None => {
                     format!("bf16 on burn ({})", crate::learn::mixed::describe())
                 }

@@ -104,15 +104,26 @@ impl Kernel {
     pub fn check_request() -> Result<(), String> {
         match std::env::var("CUBE_ORACLE_BF16_KERNEL") {
             Err(std::env::VarError::NotPresent) => Ok(()),
-            Ok(w) if requested_ok(&w) => Ok(()),
-            Ok(w) => Err(format!(
-                "CUBE_ORACLE_BF16_KERNEL={:?} is not a kernel: use amx, avx512-bf16 or none",
-                w.chars().take(40).collect::<String>()
-            )),
+            Ok(w) => Self::check_value(&w),
             Err(std::env::VarError::NotUnicode(_)) => {
                 Err("CUBE_ORACLE_BF16_KERNEL is not UTF-8: use amx, avx512-bf16 or none".to_string())
             }
         }
+    }
+
+    /// Checks one value of `CUBE_ORACLE_BF16_KERNEL`: `amx`,
+    /// `avx512-bf16` or `none`.
+    ///
+    /// # Errors
+    /// The value, shortened, and the values allowed.
+    pub fn check_value(w: &str) -> Result<(), String> {
+        if requested_ok(w) {
+            return Ok(());
+        }
+        Err(format!(
+            "CUBE_ORACLE_BF16_KERNEL={:?} is not a kernel: use amx, avx512-bf16 or none",
+            w.chars().take(40).collect::<String>()
+        ))
     }
 
     /// Every kernel this machine can run (for tests and benchmarks).
