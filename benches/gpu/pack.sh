@@ -6,9 +6,10 @@
 #                                     gpu_throughput (burn vulkan), stripped
 #   bash benches/gpu/pack.sh fusion   .gpubin/bins.tar.xz: train-fusion,
 #                                     gpu_throughput-fusion (vulkan + fusion)
+#   BINS="study solve" bash benches/gpu/pack.sh   only the binaries named
 #   and .gl/*.deb: the Vulkan loader (libvulkan1) and vulkaninfo.
-# One variant at a time keeps the copy small: the tracked tree is about
-# 23 MiB and the plain binaries pack to about 38 MiB. Copy the checkout with
+# One variant at a time keeps the copy small: the four plain binaries pack
+# to about 50 MiB, study and solve alone to about 30 MiB. Copy the checkout with
 # .gpubin/ and .gl/ to the GPU machine; device.sh unpacks whatever .gpubin
 # holds into the same folder there, so the other variant can be copied over
 # later and both coexist. Both folders are git-ignored through
@@ -30,6 +31,9 @@ else
   cargo build --release --features gpu --bin train --bin solve --bin study --bench gpu_throughput
   cp target/release/train target/release/solve target/release/study "$stage/"
   cp "$(bench_exe)" "$stage/gpu_throughput"
+  if [ -n "${BINS:-}" ]; then # only these, e.g. BINS="study solve" for a study period
+    for f in "$stage"/*; do [[ " $BINS " == *" $(basename "$f") "* ]] || rm "$f"; done
+  fi
 fi
 strip "$stage"/*
 tar -cJf .gpubin/bins.tar.xz -C "$stage" .

@@ -30,9 +30,14 @@ struct Args {
     point: Vec<String>,
     /// Train the study's points on the CPU or (a build with --features gpu)
     /// the GPU, with f32 products there; a run keeps the device it started
-    /// on. Evaluation is always on the CPU.
+    /// on (see --switch-device). Evaluation is always on the CPU.
     #[arg(long, value_enum, conflicts_with_all = ["fit", "list"])]
     device: Option<DeviceArg>,
+    /// Resume points whose runs started on another device on this one
+    /// (the CPU, or `--device`'s) instead of skipping them; each point's
+    /// `meta.json` records the device of every leg.
+    #[arg(long, conflicts_with_all = ["fit", "list"])]
+    switch_device: bool,
     /// Only gather the finished points and fit the laws; train nothing.
     #[arg(long, conflicts_with_all = ["shard", "point", "list"])]
     fit: bool,
@@ -95,12 +100,14 @@ fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 p.parameters,
                 p.samples
             );
-            match study::run_point(&study, p, progress)? {
+            match study::run_point(&study, p, progress, args.switch_device)? {
                 PointState::Skipped => eprintln!("  finished before; skipped"),
                 PointState::Done => eprintln!("  done: {}", p.table.display()),
                 PointState::OtherDevice(d) => {
                     let d = d.name();
-                    eprintln!("  started on the {d}, still training: skipped (resume it with --device {d})");
+                    eprintln!(
+                        "  started on the {d}, still training: skipped (resume it with --device {d}, or here with --switch-device)"
+                    );
                 }
                 PointState::Stopped => {
                     eprintln!("  interrupted; run the same command to resume");

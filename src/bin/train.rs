@@ -32,6 +32,11 @@ struct Args {
     /// `<file>.before-resume`, instead of stopping with an error.
     #[arg(long, requires = "resume")]
     fresh_logs: bool,
+    /// With --resume: continue a run that started on another device
+    /// (`backend.device`) on the config's device; `meta.json` records the
+    /// device of every leg.
+    #[arg(long, requires = "resume")]
+    switch_device: bool,
     /// Stop after this many steps in this invocation (the run stays resumable).
     #[arg(long, value_name = "N")]
     max_steps: Option<u64>,
@@ -93,6 +98,7 @@ fn main() -> ExitCode {
             progress: !args.no_progress && std::io::stderr().is_terminal(),
             max_steps_this_leg: args.max_steps,
             fresh_logs: args.fresh_logs,
+            switch_device: args.switch_device,
         };
         Ok(training::run(&cfg, &opts)?)
     });

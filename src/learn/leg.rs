@@ -22,6 +22,11 @@ pub struct TrainOptions {
     /// On resume, start logs that cannot be continued afresh (keeping the
     /// old files beside them) instead of stopping with an error.
     pub fresh_logs: bool,
+    /// On resume, accept a run that started on another device
+    /// (`backend.device`): this leg and the later ones train on the given
+    /// config's device, which the run's saved config then names;
+    /// `meta.json` records the device of every leg.
+    pub switch_device: bool,
 }
 
 impl TrainOptions {
@@ -30,7 +35,14 @@ impl TrainOptions {
     /// library callers and tests want).
     #[must_use]
     pub fn new(existing: Existing) -> Self {
-        Self { existing, command_line: String::new(), progress: false, max_steps_this_leg: None, fresh_logs: false }
+        Self {
+            existing,
+            command_line: String::new(),
+            progress: false,
+            max_steps_this_leg: None,
+            fresh_logs: false,
+            switch_device: false,
+        }
     }
 }
 

@@ -273,7 +273,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     let rundir::Prepared { resumed, mut pending } = rundir::prepare(&dir, opts.existing)?;
     let config_path = dir.join("config.toml");
     if resumed {
-        check_same_run(cfg, &config_path)?;
+        check_same_run(cfg, &config_path, opts.switch_device)?;
     }
     write_atomic(&config_path, cfg.to_toml().as_bytes())?;
 
@@ -521,15 +521,26 @@ fn open_log(dir: &Path, file: &str, header: &[&str], resume_at: Option<LogEnd>, 
     }
 }
 
-fn check_same_run(cfg: &TrainConfig, config_path: &Path) -> Result<()> {
+fn check_same_run(cfg: &TrainConfig, config_path: &Path, switch_device: bool) -> Result<()> {
     let saved = TrainConfig::load(config_path)?;
+    if switch_device {
+        let (from, to) = (saved.backend.device.name(), cfg.backend.device.name());
+        if from == to {
+            eprintln!("switching devices: the run is on the {to} already; nothing to switch");
+        } else {
+            eprintln!("switching devices: the run started on the {from}, this leg trains on the {to}");
+        }
+    }
     let parts: [(&str, bool); 8] = [
         ("section [run]", saved.run == cfg.run),
         ("section [puzzle]", saved.puzzle == cfg.puzzle),
         ("section [data]", saved.data == cfg.data),
         ("section [model]", saved.model == cfg.model),
         ("section [optim]", saved.optim == cfg.optim),
-        ("backend.device", saved.backend.device == cfg.backend.device),
+        (
+            "backend.device (resuming on another device needs --switch-device)",
+            switch_device || saved.backend.device == cfg.backend.device,
+        ),
         // The held-out walks must stay the same states for the whole run.
         ("the held-out walks' seed (train.eval_seed, else run.seed)", saved.held_out_seed() == cfg.held_out_seed()),
         ("section [finetune]", saved.finetune == cfg.finetune),

@@ -564,11 +564,12 @@ fn trained(meta: &serde_json::Value) -> bool {
 }
 
 /// Trains and evaluates one point, unless it is finished, or its run
-/// started on another device and is still training there.
+/// started on another device and is still training there (with
+/// `switch_device`, such a run resumes on the study's device instead).
 ///
 /// # Errors
 /// Training or solving failed, or the point's table could not be written.
-pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointState, StudyError> {
+pub fn run_point(study: &Study, point: &Point, progress: bool, switch_device: bool) -> Result<PointState, StudyError> {
     let dir = point.config.run_dir();
     if point.table.is_file() {
         return Ok(PointState::Skipped);
@@ -577,7 +578,8 @@ pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointSt
     // is left to that device until it has trained; its evaluation is the
     // CPU's either way.
     let resumable = crate::rundir::has_checkpoint(&dir);
-    let elsewhere = started_on(&dir).filter(|&d| resumable && d != point.config.backend.device);
+    let elsewhere =
+        started_on(&dir).filter(|&d| resumable && d != point.config.backend.device).filter(|_| !switch_device);
     if let Some(device) = elsewhere.filter(|_| !run_meta(&dir).is_ok_and(|m| trained(&m))) {
         return Ok(PointState::OtherDevice(device));
     }
@@ -600,6 +602,7 @@ pub fn run_point(study: &Study, point: &Point, progress: bool) -> Result<PointSt
             progress,
             max_steps_this_leg: None,
             fresh_logs: false,
+            switch_device,
         };
         let outcome = training::run(&point.config, &opts).map_err(train_err)?;
         if outcome.stopped_early {

@@ -96,8 +96,9 @@ fn a_study_trains_solves_and_records_each_point_once() {
     assert_eq!(stamp(&first), before);
     // A run started on another device (as if on a GPU: its saved config
     // says so) and not finished there is skipped, with the flag that
-    // resumes it, and the study goes on; once it has finished training
-    // there, the study evaluates it here without training it again.
+    // resumes it, and the study goes on (or, asked to, resumes it here);
+    // once it has finished training there, the study evaluates it here
+    // without training it again.
     let run = first.parent().unwrap().to_path_buf();
     let config = run.join("config.toml");
     let text = std::fs::read_to_string(&config).unwrap();
@@ -108,12 +109,28 @@ fn a_study_trains_solves_and_records_each_point_once() {
     assert_ne!(meta, unfinished, "{meta}");
     std::fs::write(run.join("meta.json"), &unfinished).unwrap();
     std::fs::remove_file(&first).unwrap();
-    let metrics = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
     let (code, out, err) = study(&["--config", cfg]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(err.contains("started on the gpu, still training: skipped (resume it with --device gpu)"), "{err}");
+    assert!(err.contains("started on the gpu, still training: skipped (resume it with --device gpu"), "{err}");
     assert_eq!(err.matches("finished before; skipped").count(), 1, "the other point: {err}");
     assert!(!first.exists());
+    // With --switch-device the point resumes here instead: its saved config
+    // then names the CPU, its last leg is the CPU's, and it is evaluated.
+    let name = run.file_name().unwrap().to_str().unwrap().to_string();
+    let (code, out, err) = study(&["--config", cfg, "--point", &name, "--switch-device"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("switching devices: the run started on the gpu, this leg trains on the cpu"), "{err}");
+    assert!(first.is_file(), "evaluated: {err}");
+    assert!(std::fs::read_to_string(&config).unwrap().contains("device = \"cpu\""));
+    let switched: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(switched["complete"], serde_json::Value::Bool(true), "{switched}");
+    let legs = switched["legs"].as_array().unwrap();
+    assert!(legs.last().unwrap()["device"].as_str().unwrap().starts_with("cpu"), "{switched}");
+    // Back to a run that finished training on the GPU, unevaluated.
+    std::fs::write(&config, text.replace("device = \"cpu\"", "device = \"gpu\"")).unwrap();
+    std::fs::remove_file(&first).unwrap();
+    let metrics = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
     std::fs::write(run.join("meta.json"), &meta).unwrap();
     let (code, out, err) = study(&["--config", cfg]);
     assert_eq!(code, 0, "{out}{err}");

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# One short GPU period in one command: study points trained on the GPU while
+# the host's other cores search width-law pieces on the CPU, everything
+# stopped and packed before SECS have passed.
+#
+#   POINTS="h768x768-b2-d5.17e7-s20261121" SPEC="deepcubea:15:15:cpu:12:4-15" \
+#     OUT=/tmp/gpu-out bash benches/gpu/period.sh 480
+#
+# It stops early, with the study's log, when no point is training a minute
+# in. $OUT then holds bundle.tar split into pieces of at most 15 MiB
+# (bundle.tar.part-aa, -ab, ...): `cat bundle.tar.part-* | tar -x` gives
+# study-points.tar (unpack in runs/<study>/), pieces.tar (unpack in
+# runs/cube3-q-long/solve/) and the logs. Requires benches/gpu/pack.sh's
+# .gpubin/ and .gl/ (see benches/gpu/device.sh).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+SECS=${1:-480}
+OUT=${OUT:-/tmp/gpu-out}
+export OUT
+mkdir -p "$OUT/bundle"
+pack() {
+  cp target/gpu/*.log target/gpu/*.csv "$OUT/bundle/" 2>/dev/null
+  for f in adapter.txt solve-speed-amx.txt study-points.tar pieces.tar study.log study-gpu-util.csv; do
+    [ -e "$OUT/$f" ] && mv "$OUT/$f" "$OUT/bundle/"
+  done
+  rm -f "$OUT/vulkaninfo.txt"
+  tar -cf - -C "$OUT" bundle | split -b 15M - "$OUT/bundle.tar.part-"
+  rm -rf "$OUT/bundle"
+  ls -la "$OUT"
+}
+{
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv
+  lscpu | grep -m1 "Model name"
+  grep -m1 -E '^(cpu family|model)\s' /proc/cpuinfo | tr -s '\t ' ' '
+  grep -m1 flags /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|avx512f|avx512_bf16|avx512_vnni|amx_tile|amx_bf16|amx_int8)$' | tr '\n' ' '
+  echo
+} 2>&1 | tee "$OUT/adapter.txt"
+# shellcheck disable=SC2086
+bash benches/gpu/device.sh study-start ${POINTS:?POINTS=point names}
+if ! pgrep -f "gpubin/study" >/dev/null; then
+  echo "period: no point is training; the study's log:" >&2
+  cat target/gpu/study.log >&2
+  pack
+  exit 1
+fi
+# On a host with AMX, the CPU solve speed on two of its cores (CPU_BENCH=
+# "14,15"), f32, bf16 and int8 products, while the GPU trains.
+if [ -n "${CPU_BENCH:-}" ] && grep -qw amx_tile /proc/cpuinfo; then
+  SOLVE=/tmp/gpubin/solve WIDTHS="10:10 14:2" MATMULS="f32 bf16 int8" \
+    taskset -c "$CPU_BENCH" bash benches/solve_speed.sh 2>&1 | tee "$OUT/solve-speed-amx.txt"
+fi
+[ -n "${SPEC:-}" ] && bash benches/gpu/device.sh search-start
+# Leave about 40 s to stop, checkpoint and pack.
+left=$((SECS - SECONDS - 40))
+bash benches/gpu/device.sh study-collect "$((left > 0 ? left : 0))"
+# Pieces that finish before the deadline are kept; the rest are dropped.
+left=$((SECS - SECONDS - 25))
+[ -n "${SPEC:-}" ] && bash benches/gpu/device.sh search-collect "$((left > 0 ? left : 0))"
+pkill -f "benches/width_law.sh" 2>/dev/null
+pkill -f "gpubin/solve" 2>/dev/null
+pack
