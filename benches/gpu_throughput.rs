@@ -4,7 +4,7 @@
 //! `gpu_throughput --config configs/cube3-efficientcube.toml --device gpu
 //! [--precision f32|flex32|f16|bf16] [--matmul f32|bf16] [--steps 30] [--warmup 5]`
 //!
-//! `--matmul bf16` (CPU only) trains with bf16 products (`learn::mixed`);
+//! `--matmul bf16` trains with bf16 products (`learn::mixed`; on the GPU burn's bf16 tensors);
 //! the twin is PyTorch's `--precision bf16-amp` (CPU autocast).
 //!
 //! Training: `training::train_step` (forward, loss, backward, optimiser step,

@@ -6,6 +6,7 @@
 # to the GPU machine and run this script there, from the repository root.
 #
 #   bash benches/gpu/device.sh verify-bench      # adapter, CPU/GPU agreement, burn vs PyTorch
+#   bash benches/gpu/device.sh mixed-bench [CONFIG...]  # burn's bf16 products against PyTorch's autocast
 #   bash benches/gpu/device.sh train-start SECS  # start configs/cube3-gpu.toml in the background
 #                                                # (PRECISION=flex32, TRAIN=train-fusion pick variants;
 #                                                # CONFIG=configs/<other>.toml trains another GPU config)
@@ -63,9 +64,28 @@ bench_config() { # config-file steps warmup
       "$BIN/gpu_throughput-fusion" --config "$cfg" --device gpu --precision "$p" --steps "$steps" --warmup "$warm" 2>&1 | tail -n 1
     fi
   done
+  "$BIN/gpu_throughput" --config "$cfg" --device gpu --matmul bf16 --steps "$steps" --warmup "$warm" 2>&1 | tail -n 1
   for p in f32 tf32 bf16-amp; do
     python3 benches/gpu_throughput.py --config "$cfg" --precision "$p" --steps "$steps" --warmup "$warm" 2>&1 | tail -n 1
   done
+}
+
+# The mixed-precision step alone, burn against PyTorch, alternating, on
+# each config named (default: v2's recipe at batch 2,080 and the GPU
+# reference at 26,000): burn f32, burn bf16 products, PyTorch f32 and
+# bf16 autocast, twice each.
+mixed_bench() { # config files
+  setup
+  local cfg round
+  [ $# -gt 0 ] || set -- configs/cube3-q-long.toml configs/cube3-gpu.toml
+  for cfg in "$@"; do
+    for round in 1 2; do
+      "$BIN/gpu_throughput" --config "$cfg" --device gpu --steps 60 --warmup 10 2>&1 | tail -n 1
+      "$BIN/gpu_throughput" --config "$cfg" --device gpu --matmul bf16 --steps 60 --warmup 10 2>&1 | tail -n 1
+      python3 benches/gpu_throughput.py --config "$cfg" --precision f32 --steps 60 --warmup 10 2>&1 | tail -n 1
+      python3 benches/gpu_throughput.py --config "$cfg" --precision bf16-amp --steps 60 --warmup 10 2>&1 | tail -n 1
+    done
+  done 2>&1 | tee -a "$OUT/mixed-bench.txt"
 }
 
 # smoke-<device>.toml here: configs/smoke.toml on that device.
@@ -309,6 +329,7 @@ study_collect() { # seconds to wait first
 
 case "${1:-}" in
   verify-bench) verify_bench ;;
+  mixed-bench) shift; mixed_bench "$@" ;;
   train-start) train_start "${2:-900}" ;;
   wait) wait_train "${2:-500}" ;;
   finish) finish "${2:-0}" ;;
@@ -317,5 +338,5 @@ case "${1:-}" in
   search-collect) search_collect "${2:-0}" ;;
   study-start) shift; study_start "$@" ;;
   study-collect) study_collect "${2:-0}" ;;
-  *) echo "usage: $0 verify-bench | train-start SECS | wait SECS | finish [SECS] | adapter | search-start | search-collect [SECS] | study-start POINT... | study-collect [SECS]" >&2; exit 2 ;;
+  *) echo "usage: $0 verify-bench | mixed-bench [CONFIG...] | train-start SECS | wait SECS | finish [SECS] | adapter | search-start | search-collect [SECS] | study-start POINT... | study-collect [SECS]" >&2; exit 2 ;;
 esac

@@ -439,9 +439,10 @@ pub struct BackendSection {
     /// or `bf16`.
     #[serde(default)]
     pub precision: Precision,
-    /// The hidden layers' matrix products in training steps on the CPU:
-    /// `f32` (the default), or `bf16` (operands rounded to bf16, sums in
-    /// f32; on AMX or AVX512-BF16 where the CPU has either, `learn::mixed`).
+    /// The hidden layers' matrix products in training steps: `f32` (the
+    /// default), or `bf16` (operands rounded to bf16; on the CPU sums in
+    /// f32, on AMX or AVX512-BF16 where the CPU has either; on the GPU
+    /// burn's bf16 tensors, the result rounded to bf16; `learn::mixed`).
     #[serde(default)]
     pub matmul: Matmul,
 }
@@ -571,11 +572,12 @@ impl TrainConfig {
                 "is for search only (solve --matmul int8); training products are \"f32\" or \"bf16\"",
             ));
         }
-        if self.backend.device == DeviceKind::Gpu && self.backend.matmul != Matmul::F32 {
+        if self.backend.matmul == Matmul::Bf16 && self.backend.precision != Precision::F32 {
             return Err(invalid(
                 "backend.matmul",
-                self.backend.matmul.name(),
-                "is for device = \"cpu\" (on the GPU, backend.precision sets the float type)",
+                "bf16",
+                "needs backend.precision = \"f32\" (f32 weights, bf16 products); a narrower precision \
+                 narrows every operation already",
             ));
         }
         let kind = self.puzzle.kind;

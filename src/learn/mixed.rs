@@ -29,7 +29,7 @@ use burn::backend::autodiff::ops::{Backward, Ops, OpsKind};
 use burn::backend::ops::FloatTensorOps;
 use burn::backend::tensor::FloatTensor;
 use burn::backend::{Autodiff, Backend, Dispatch, Flex, backend_extension};
-use burn::tensor::{Bytes, DType, Shape, Tensor, TensorData};
+use burn::tensor::{Bytes, DType, FloatDType, Shape, Tensor, TensorData};
 use std::sync::OnceLock;
 
 /// The bf16 unit the products run on, `None` for rounded operands in
@@ -52,6 +52,18 @@ pub fn describe() -> &'static str {
 pub trait MixedMatmulOps: Backend {
     /// `lhs` is `[m, k]`, `rhs` `[k, n]`; the result `[m, n]` (f32).
     fn bf16_matmul(lhs: FloatTensor<Self>, rhs: FloatTensor<Self>) -> FloatTensor<Self>;
+}
+
+/// `lhs · rhs` with bf16 operands on any device, through burn's own bf16
+/// tensors: both operands cast to bf16, the device's bf16 product (on the
+/// GPU, tensor cores where the Vulkan driver offers bf16 cooperative
+/// matrices), the result cast back to f32. Differentiable (the casts pass
+/// gradients through). Unlike [`matmul`], the result is rounded to bf16
+/// before it comes back, as PyTorch's autocast returns it; the GPU's
+/// `[backend] matmul = "bf16"` runs this.
+#[must_use]
+pub fn cast_matmul(lhs: Tensor<2>, rhs: Tensor<2>) -> Tensor<2> {
+    lhs.cast(FloatDType::BF16).matmul(rhs.cast(FloatDType::BF16)).cast(FloatDType::F32)
 }
 
 /// `lhs · rhs` (2-D, f32, on the CPU backend) with bf16 operands and f32
@@ -135,7 +147,7 @@ fn rounded(t: &Primitive) -> Primitive {
 
 #[cfg(test)]
 mod tests {
-    use super::{Primitive, matmul, product_on};
+    use super::{Primitive, cast_matmul, matmul, product_on};
     use crate::learn::gemm::round_bf16;
     use burn::tensor::{Device, Tensor, TensorData};
 
@@ -193,6 +205,41 @@ mod tests {
         let f32_out = w0.transpose().matmul(x0);
         let gap = relative_gap(matmul(w.inner().transpose(), x.inner()), f32_out);
         assert!(gap > 1e-5 && gap < 2e-2, "bf16 against f32: {gap}");
+    }
+
+    /// The device-generic product (what the GPU runs), here on the CPU
+    /// backend's bf16 tensors: its result and both gradients are the
+    /// products of rounded operands (the upstream gradient rounded too),
+    /// each rounded to bf16 once more, so within bf16's rounding (2⁻⁸
+    /// relative to the largest value) of the CPU's own bf16 product and
+    /// its gradients; and the gradients reach the f32 leaves.
+    #[test]
+    fn the_cast_product_is_a_bf16_product_with_bf16_results() {
+        let base = Device::flex();
+        let dev = base.clone().autodiff();
+        let (m, k, n) = (40, 70, 50);
+        let w = table(k, m, |i| (i as f32 * 0.37).sin() * 0.3, &dev).require_grad();
+        let x = table(k, n, |i| (i as f32 * 0.11).cos(), &dev).require_grad();
+        let up = table(m, n, |i| (i as f32 * 0.53).sin(), &base);
+        let out = cast_matmul(w.clone().transpose(), x.clone());
+        assert_eq!(out.dtype(), burn::tensor::DType::F32);
+        let grads = (out.clone() * Tensor::from_data(up.to_data(), &dev)).sum().backward();
+        let (gw, gx) = (w.grad(&grads).expect("a weight gradient"), x.grad(&grads).expect("an input gradient"));
+
+        let (w0, x0) = (w.inner().detach(), x.inner().detach());
+        let (wr, xr, ur) = (rounded(w0.clone(), &base), rounded(x0.clone(), &base), rounded(up, &base));
+        let want_out = wr.clone().transpose().matmul(xr.clone());
+        let want_gw = xr.matmul(ur.clone().transpose());
+        let want_gx = wr.matmul(ur);
+        for (what, got, want) in [
+            ("product", out.inner().detach(), want_out),
+            ("weight gradient", gw, want_gw),
+            ("input gradient", gx, want_gx),
+        ] {
+            let gap = relative_gap(got.clone(), want.clone());
+            assert!(gap > 0.0 && gap < 2f32.powi(-8), "{what}: {gap} from the product of rounded operands");
+            assert_eq!(values(got.clone()), values(rounded(got, &base)), "{what}: every value a bf16 value");
+        }
     }
 
     /// Every bf16 unit of this machine and the rounded f32 path agree.

@@ -56,8 +56,8 @@ impl Dense {
 
     fn forward(&self, x: Tensor<2>) -> Tensor<2> {
         let matmul = if x.device().is_autodiff() { self.matmul } else { self.inference_matmul };
-        let x = if matmul == Matmul::Bf16 && fused::applies(&x) {
-            let y = mixed::matmul(x, self.linear.weight.val());
+        let x = if matmul == Matmul::Bf16 {
+            let y = product(matmul, x, self.linear.weight.val());
             relu(match &self.linear.bias {
                 Some(b) => y + b.val().unsqueeze_dim(0),
                 None => y,
@@ -79,7 +79,7 @@ impl Dense {
         {
             return self.forward_fused(x, bn, bias.val());
         }
-        let y = relu(linear_feature_major(&self.linear, x));
+        let y = relu(linear_feature_major(&self.linear, x, self.matmul));
         match &self.norm {
             // `[1, channels, batch]`: batch norm's statistics run over
             // dimensions 0 and 2, which are the batch here.
@@ -109,10 +109,23 @@ impl Dense {
     }
 }
 
-/// `linear` on a feature-major batch: `[d_in, batch]` to `[d_out, batch]`.
+/// `a · b` with the products `matmul` names: bf16 operands through the
+/// CPU backend's own product ([`mixed::matmul`], f32 sums) where it
+/// applies, through burn's bf16 tensors on other devices
+/// ([`mixed::cast_matmul`]).
+fn product(matmul: Matmul, a: Tensor<2>, b: Tensor<2>) -> Tensor<2> {
+    match matmul {
+        Matmul::Bf16 if fused::applies(&a) => mixed::matmul(a, b),
+        Matmul::Bf16 => mixed::cast_matmul(a, b),
+        Matmul::F32 | Matmul::Int8 => a.matmul(b),
+    }
+}
+
+/// `linear` on a feature-major batch: `[d_in, batch]` to `[d_out, batch]`,
+/// with the products `matmul` names (the head's are always f32).
 /// The weight is stored `[d_in, d_out]`; its transpose is a view.
-fn linear_feature_major(linear: &Linear, x: Tensor<2>) -> Tensor<2> {
-    let y = linear.weight.val().transpose().matmul(x);
+fn linear_feature_major(linear: &Linear, x: Tensor<2>, matmul: Matmul) -> Tensor<2> {
+    let y = product(matmul, linear.weight.val().transpose(), x);
     match &linear.bias {
         Some(b) => y + b.val().unsqueeze_dim(1),
         None => y,
@@ -246,7 +259,7 @@ impl OracleNet {
         for block in &self.blocks {
             x = block.forward_feature_major(x);
         }
-        linear_feature_major(&self.head, x)
+        linear_feature_major(&self.head, x, Matmul::F32)
     }
 
     /// What the network answers as an oracle of `kind`, read back as

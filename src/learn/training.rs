@@ -262,8 +262,13 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     // too big for memory before touching the run directory.
     let base = backend::device_with(cfg.backend.device, cfg.backend.precision)?;
     if cfg.backend.matmul == Matmul::Bf16 {
-        super::gemm::Kernel::check_request().map_err(LearnError::Environment)?;
-        eprintln!("bf16 products on {}", super::mixed::describe());
+        match cfg.backend.device {
+            DeviceKind::Cpu => {
+                super::gemm::Kernel::check_request().map_err(LearnError::Environment)?;
+                eprintln!("bf16 products on {}", super::mixed::describe());
+            }
+            DeviceKind::Gpu => eprintln!("bf16 products on the GPU (burn's bf16 tensors, results rounded to bf16)"),
+        }
     }
     check_memory(cfg)?;
     let dir = cfg.run_dir();

@@ -180,9 +180,9 @@ fn bad_configs_and_existing_runs_are_refused() {
             "`backend.precision` (f16) must be \"f32\" on the CPU",
         ),
         (
-            "gpu-matmul",
-            base.replace("device = \"cpu\"", "device = \"gpu\"\nmatmul = \"bf16\""),
-            "`backend.matmul` (bf16) is for device = \"cpu\"",
+            "gpu-f16-matmul",
+            base.replace("device = \"cpu\"", "device = \"gpu\"\nprecision = \"f16\"\nmatmul = \"bf16\""),
+            "`backend.matmul` (bf16) needs backend.precision = \"f32\"",
         ),
         (
             "bad-matmul",
