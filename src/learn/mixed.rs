@@ -171,13 +171,17 @@ mod tests {
         got.iter().zip(&want).map(|(g, w)| (g - w).abs()).fold(0.0, f32::max) / scale
     }
 
-    /// A bf16 product and both of its gradients are the f32 products of
-    /// the rounded operands, the upstream gradient rounded too, however
-    /// this machine computes them (on a bf16 unit or in the f32 GEMM); and
-    /// they differ from the unrounded f32 products by about bf16's
-    /// rounding (2⁻⁹ relative), no more.
-    #[test]
-    fn products_and_gradients_are_those_of_rounded_operands() {
+    /// One product `product(wᵀ, x)` on the CPU's autodiff device, with an
+    /// upstream gradient: what `product` gave (result, weight gradient,
+    /// input gradient), each beside the f32 product of the rounded operands
+    /// (the upstream gradient rounded too), and the unrounded operands.
+    struct Case {
+        got_and_want: [(&'static str, Tensor<2>, Tensor<2>); 3],
+        w: Tensor<2>,
+        x: Tensor<2>,
+    }
+
+    fn case(product: fn(Tensor<2>, Tensor<2>) -> Tensor<2>) -> Case {
         let base = Device::flex();
         let dev = base.clone().autodiff();
         let (m, k, n) = (40, 70, 50);
@@ -185,25 +189,41 @@ mod tests {
         let w = table(k, m, |i| (i as f32 * 0.37).sin() * 0.3, &dev).require_grad();
         let x = table(k, n, |i| (i as f32 * 0.11).cos(), &dev).require_grad();
         let up = table(m, n, |i| (i as f32 * 0.53).sin(), &base);
-        let out = matmul(w.clone().transpose(), x.clone());
+        let out = product(w.clone().transpose(), x.clone());
+        assert_eq!(out.dtype(), burn::tensor::DType::F32);
         let grads = (out.clone() * Tensor::from_data(up.to_data(), &dev)).sum().backward();
         let (gw, gx) = (w.grad(&grads).expect("a weight gradient"), x.grad(&grads).expect("an input gradient"));
 
-        let (w0, x0) = (w.clone().inner().detach(), x.clone().inner().detach());
-        let (wr, xr, ur) = (rounded(w0.clone(), &base), rounded(x0.clone(), &base), rounded(up.clone(), &base));
+        let (w0, x0) = (w.inner().detach(), x.inner().detach());
+        let (wr, xr, ur) = (rounded(w0.clone(), &base), rounded(x0.clone(), &base), rounded(up, &base));
         let want_out = wr.clone().transpose().matmul(xr.clone());
         let want_gw = xr.matmul(ur.clone().transpose());
         let want_gx = wr.matmul(ur);
-        for (what, got, want) in [
-            ("product", out.inner().detach(), want_out),
-            ("weight gradient", gw, want_gw),
-            ("input gradient", gx, want_gx),
-        ] {
+        Case {
+            got_and_want: [
+                ("product", out.inner().detach(), want_out),
+                ("weight gradient", gw, want_gw),
+                ("input gradient", gx, want_gx),
+            ],
+            w: w0,
+            x: x0,
+        }
+    }
+
+    /// A bf16 product and both of its gradients are the f32 products of
+    /// the rounded operands, the upstream gradient rounded too, however
+    /// this machine computes them (on a bf16 unit or in the f32 GEMM); and
+    /// they differ from the unrounded f32 products by about bf16's
+    /// rounding (2⁻⁹ relative), no more.
+    #[test]
+    fn products_and_gradients_are_those_of_rounded_operands() {
+        let Case { got_and_want, w, x } = case(matmul);
+        for (what, got, want) in got_and_want {
             let gap = relative_gap(got, want);
             assert!(gap < 1e-5, "{what}: {gap} from the product of rounded operands");
         }
-        let f32_out = w0.transpose().matmul(x0);
-        let gap = relative_gap(matmul(w.inner().transpose(), x.inner()), f32_out);
+        let f32_out = w.clone().transpose().matmul(x.clone());
+        let gap = relative_gap(matmul(w.transpose(), x), f32_out);
         assert!(gap > 1e-5 && gap < 2e-2, "bf16 against f32: {gap}");
     }
 
@@ -216,27 +236,8 @@ mod tests {
     #[test]
     fn the_cast_product_is_a_bf16_product_with_bf16_results() {
         let base = Device::flex();
-        let dev = base.clone().autodiff();
-        let (m, k, n) = (40, 70, 50);
-        let w = table(k, m, |i| (i as f32 * 0.37).sin() * 0.3, &dev).require_grad();
-        let x = table(k, n, |i| (i as f32 * 0.11).cos(), &dev).require_grad();
-        let up = table(m, n, |i| (i as f32 * 0.53).sin(), &base);
-        let out = cast_matmul(w.clone().transpose(), x.clone());
-        assert_eq!(out.dtype(), burn::tensor::DType::F32);
-        let grads = (out.clone() * Tensor::from_data(up.to_data(), &dev)).sum().backward();
-        let (gw, gx) = (w.grad(&grads).expect("a weight gradient"), x.grad(&grads).expect("an input gradient"));
-
-        let (w0, x0) = (w.inner().detach(), x.inner().detach());
-        let (wr, xr, ur) = (rounded(w0.clone(), &base), rounded(x0.clone(), &base), rounded(up, &base));
-        let want_out = wr.clone().transpose().matmul(xr.clone());
-        let want_gw = xr.matmul(ur.clone().transpose());
-        let want_gx = wr.matmul(ur);
-        for (what, got, want) in [
-            ("product", out.inner().detach(), want_out),
-            ("weight gradient", gw, want_gw),
-            ("input gradient", gx, want_gx),
-        ] {
-            let gap = relative_gap(got.clone(), want.clone());
+        for (what, got, want) in case(cast_matmul).got_and_want {
+            let gap = relative_gap(got.clone(), want);
             assert!(gap > 0.0 && gap < 2f32.powi(-8), "{what}: {gap} from the product of rounded operands");
             assert_eq!(values(got.clone()), values(rounded(got, &base)), "{what}: every value a bf16 value");
         }

@@ -528,14 +528,6 @@ fn open_log(dir: &Path, file: &str, header: &[&str], resume_at: Option<LogEnd>, 
 
 fn check_same_run(cfg: &TrainConfig, config_path: &Path, switch_device: bool) -> Result<()> {
     let saved = TrainConfig::load(config_path)?;
-    if switch_device {
-        let (from, to) = (saved.backend.device.name(), cfg.backend.device.name());
-        if from == to {
-            eprintln!("switching devices: the run is on the {to} already; nothing to switch");
-        } else {
-            eprintln!("switching devices: the run started on the {from}, this leg trains on the {to}");
-        }
-    }
     let parts: [(&str, bool); 8] = [
         ("section [run]", saved.run == cfg.run),
         ("section [puzzle]", saved.puzzle == cfg.puzzle),
@@ -552,6 +544,18 @@ fn check_same_run(cfg: &TrainConfig, config_path: &Path, switch_device: bool) ->
     ];
     if let Some(&(what, _)) = parts.iter().find(|(_, same)| !same) {
         return Err(LearnError::ConfigChanged { dir: cfg.run_dir(), what, saved: config_path.to_path_buf() });
+    }
+    if switch_device {
+        let (from, to) = (saved.backend.device, cfg.backend.device);
+        if from == to {
+            eprintln!("switching devices: the run is on the {} already; nothing to switch", to.name());
+        } else {
+            eprintln!(
+                "switching devices: the run started on the {}, this leg trains on the {}",
+                from.name(),
+                to.name()
+            );
+        }
     }
     Ok(())
 }

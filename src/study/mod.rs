@@ -578,8 +578,7 @@ pub fn run_point(study: &Study, point: &Point, progress: bool, switch_device: bo
     // is left to that device until it has trained; its evaluation is the
     // CPU's either way.
     let resumable = crate::rundir::has_checkpoint(&dir);
-    let elsewhere =
-        started_on(&dir).filter(|&d| resumable && d != point.config.backend.device).filter(|_| !switch_device);
+    let elsewhere = started_on(&dir).filter(|&d| resumable && !switch_device && d != point.config.backend.device);
     if let Some(device) = elsewhere.filter(|_| !run_meta(&dir).is_ok_and(|m| trained(&m))) {
         return Ok(PointState::OtherDevice(device));
     }
