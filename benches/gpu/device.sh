@@ -5,8 +5,9 @@
 # packages, into .gpubin/ and .gl/; copy the checkout with those two folders
 # to the GPU machine and run this script there, from the repository root.
 #
+#   bash benches/gpu/device.sh setup             # unpack the binaries and the Vulkan loader
 #   bash benches/gpu/device.sh verify-bench      # adapter, CPU/GPU agreement, burn vs PyTorch
-#   bash benches/gpu/device.sh mixed-bench [CONFIG...]  # burn's bf16 products against PyTorch's autocast
+#   bash benches/gpu/device.sh mixed-bench [CONFIG...]  # burn's bf16 products against PyTorch's autocast (ROUNDS=2)
 #   bash benches/gpu/device.sh train-start SECS  # start configs/cube3-gpu.toml in the background
 #                                                # (PRECISION=flex32, TRAIN=train-fusion pick variants;
 #                                                # CONFIG=configs/<other>.toml trains another GPU config)
@@ -31,15 +32,21 @@ WORK=$REPO/target/gpu
 mkdir -p "$OUT" "$WORK"
 
 setup() {
+  # Without the packed binaries and the loader nothing here can run: stop
+  # at once (were .gpubin/ and .gl/ copied along?).
+  local f missing=0
+  [ -e .gpubin/bins.tar.xz ] || { echo "setup: .gpubin/bins.tar.xz is missing (benches/gpu/pack.sh builds it)" >&2; missing=1; }
+  ls .gl/libvulkan1_*.deb >/dev/null 2>&1 || { echo "setup: .gl/libvulkan1_*.deb is missing (benches/gpu/pack.sh downloads it)" >&2; missing=1; }
+  [ $missing = 0 ] || exit 1
   if [ ! -e /tmp/.gl-unpacked ]; then
-    for f in .gl/*.deb; do dpkg -x "$f" /; done
+    for f in .gl/*.deb; do dpkg -x "$f" / || exit 1; done
     ldconfig && touch /tmp/.gl-unpacked
   fi
   # Unpack the packed variant (plain or fused) beside what is there.
   local sum
   sum=$(cksum <.gpubin/bins.tar.xz)
   if [ "$(cat "$BIN/.packed" 2>/dev/null)" != "$sum" ]; then
-    mkdir -p "$BIN" && tar -xJf .gpubin/bins.tar.xz -C "$BIN" && echo "$sum" >"$BIN/.packed"
+    mkdir -p "$BIN" && tar -xJf .gpubin/bins.tar.xz -C "$BIN" && echo "$sum" >"$BIN/.packed" || exit 1
   fi
   # NVIDIA's Vulkan driver through its EGL library: the manifests that
   # containers ship name libGLX_nvidia.so.0, which on a headless machine
@@ -73,17 +80,18 @@ bench_config() { # config-file steps warmup
 # The mixed-precision step alone, burn against PyTorch, alternating, on
 # each config named (default: v2's recipe at batch 2,080 and the GPU
 # reference at 26,000): burn f32, burn bf16 products, PyTorch f32 and
-# bf16 autocast, twice each.
+# bf16 autocast, ROUNDS times each (default 2); each measurement is cut
+# off after 120 s.
 mixed_bench() { # config files
   setup
-  local cfg round
+  local cfg round t="timeout -s INT 120"
   [ $# -gt 0 ] || set -- configs/cube3-q-long.toml configs/cube3-gpu.toml
   for cfg in "$@"; do
-    for round in 1 2; do
-      "$BIN/gpu_throughput" --config "$cfg" --device gpu --steps 60 --warmup 10 2>&1 | tail -n 1
-      "$BIN/gpu_throughput" --config "$cfg" --device gpu --matmul bf16 --steps 60 --warmup 10 2>&1 | tail -n 1
-      python3 benches/gpu_throughput.py --config "$cfg" --precision f32 --steps 60 --warmup 10 2>&1 | tail -n 1
-      python3 benches/gpu_throughput.py --config "$cfg" --precision bf16-amp --steps 60 --warmup 10 2>&1 | tail -n 1
+    for round in $(seq "${ROUNDS:-2}"); do
+      $t "$BIN/gpu_throughput" --config "$cfg" --device gpu --steps 60 --warmup 10 2>&1 | tail -n 1
+      $t "$BIN/gpu_throughput" --config "$cfg" --device gpu --matmul bf16 --steps 60 --warmup 10 2>&1 | tail -n 1
+      $t python3 benches/gpu_throughput.py --config "$cfg" --precision f32 --steps 60 --warmup 10 2>&1 | tail -n 1
+      $t python3 benches/gpu_throughput.py --config "$cfg" --precision bf16-amp --steps 60 --warmup 10 2>&1 | tail -n 1
     done
   done 2>&1 | tee -a "$OUT/mixed-bench.txt"
 }
@@ -298,7 +306,9 @@ study_start() { # point names
   echo "$study" >"$WORK/study-file"
   printf '%s\n' "$@" >"$WORK/study-points"
   setsid nohup nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used,power.draw --format=csv -l 10 >"$WORK/study-gpu-util.csv" 2>&1 &
-  setsid nohup "$BIN/study" --config "$study" --device gpu "${args[@]}" --no-progress >"$WORK/study.log" 2>&1 &
+  # STUDY_CPUS=0-5 keeps the GPU's study process (its data and dispatch
+  # threads) on those cores.
+  setsid nohup ${STUDY_CPUS:+taskset -c "$STUDY_CPUS"} "$BIN/study" --config "$study" --device gpu "${args[@]}" --no-progress >"$WORK/study.log" 2>&1 &
   sleep 60
   tail -n 5 "$WORK/study.log"
 }
@@ -322,12 +332,15 @@ study_collect() { # seconds to wait first
     ck=$(ls "runs/$dir/$d/checkpoints/"step-*.ckpt 2>/dev/null | sort | tail -n 1)
     [ -n "$ck" ] && files+=("$d/checkpoints/$(basename "$ck")")
   done
+  # A point trained on the host's CPUs beside the GPU (period.sh's CPU_POINT).
+  [ -e "$WORK/study-cpu.log" ] && cp "$WORK/study-cpu.log" "$OUT/"
   [ ${#files[@]} -gt 0 ] && tar -cf "$OUT/study-points.tar" -C "runs/$dir" "${files[@]}" && printf '%s\n' "${files[@]}"
   tail -n 8 "$WORK/study.log"
   cp "$WORK/study.log" "$WORK/study-gpu-util.csv" "$OUT/" 2>/dev/null || true
 }
 
 case "${1:-}" in
+  setup) setup ;;
   verify-bench) verify_bench ;;
   mixed-bench) shift; mixed_bench "$@" ;;
   train-start) train_start "${2:-900}" ;;
@@ -338,5 +351,5 @@ case "${1:-}" in
   search-collect) search_collect "${2:-0}" ;;
   study-start) shift; study_start "$@" ;;
   study-collect) study_collect "${2:-0}" ;;
-  *) echo "usage: $0 verify-bench | mixed-bench [CONFIG...] | train-start SECS | wait SECS | finish [SECS] | adapter | search-start | search-collect [SECS] | study-start POINT... | study-collect [SECS]" >&2; exit 2 ;;
+  *) echo "usage: $0 setup | verify-bench | mixed-bench [CONFIG...] | train-start SECS | wait SECS | finish [SECS] | adapter | search-start | search-collect [SECS] | study-start POINT... | study-collect [SECS]" >&2; exit 2 ;;
 esac

@@ -6,6 +6,11 @@
 #   POINTS="h768x768-b2-d5.17e7-s20261121" SPEC="deepcubea:15:15:cpu:12:4-15" \
 #     OUT=/tmp/gpu-out bash benches/gpu/period.sh 480
 #
+# MIXED="configs/cube3-gpu.toml ..." first measures burn against PyTorch (f32
+# and bf16 products) on the idle GPU; CPU_POINT=<point> CPU_CORES=6-15 trains
+# one more study point on those host cores beside the GPU; STUDY_CPUS=0-5
+# keeps the GPU's study process and the bench on those cores.
+#
 # It stops early, with the study's log, when no point is training a minute
 # in. $OUT then holds bundle.tar split into pieces of at most 15 MiB
 # (bundle.tar.part-aa, -ab, ...): `cat bundle.tar.part-* | tar -x` gives
@@ -20,7 +25,7 @@ export OUT
 mkdir -p "$OUT/bundle"
 pack() {
   cp target/gpu/*.log target/gpu/*.csv "$OUT/bundle/" 2>/dev/null
-  for f in adapter.txt solve-speed-amx.txt study-points.tar pieces.tar study.log study-gpu-util.csv; do
+  for f in adapter.txt mixed-bench.txt study-cpu.log solve-speed-amx.txt study-points.tar pieces.tar study.log study-gpu-util.csv; do
     [ -e "$OUT/$f" ] && mv "$OUT/$f" "$OUT/bundle/"
   done
   rm -f "$OUT/vulkaninfo.txt"
@@ -35,8 +40,24 @@ pack() {
   grep -m1 flags /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|avx512f|avx512_bf16|avx512_vnni|amx_tile|amx_bf16|amx_int8)$' | tr '\n' ' '
   echo
 } 2>&1 | tee "$OUT/adapter.txt"
+bash benches/gpu/device.sh setup || { pack; exit 1; }
+# MIXED="configs/a.toml ...": first, with the GPU and the host to themselves,
+# burn's f32 and bf16-product steps against PyTorch's f32 and bf16 autocast
+# (device.sh mixed-bench, one round unless ROUNDS says otherwise).
+if [ -n "${MIXED:-}" ]; then
+  # shellcheck disable=SC2086
+  ROUNDS=${ROUNDS:-1} ${STUDY_CPUS:+taskset -c "$STUDY_CPUS"} bash benches/gpu/device.sh mixed-bench $MIXED
+fi
+# CPU_POINT=<point> CPU_CORES=6-15: one more point of the study, trained on
+# those host cores beside the GPU (its CPU trainer; collected with the GPU's).
+if [ -n "${CPU_POINT:-}" ]; then
+  (setsid nohup taskset -c "${CPU_CORES:?CPU_CORES=cores for CPU_POINT}" /tmp/gpubin/study \
+    --config "${STUDY:-configs/study/cube3-q-grid.toml}" --point "$CPU_POINT" --no-progress \
+    >target/gpu/study-cpu.log 2>&1 &)
+fi
 # shellcheck disable=SC2086
 bash benches/gpu/device.sh study-start ${POINTS:?POINTS=point names}
+[ -n "${CPU_POINT:-}" ] && echo "$CPU_POINT" >>target/gpu/study-points
 if ! pgrep -f "gpubin/study" >/dev/null; then
   echo "period: no point is training; the study's log:" >&2
   cat target/gpu/study.log >&2
