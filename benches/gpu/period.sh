@@ -58,8 +58,9 @@ fi
 # shellcheck disable=SC2086
 bash benches/gpu/device.sh study-start ${POINTS:?POINTS=point names}
 [ -n "${CPU_POINT:-}" ] && echo "$CPU_POINT" >>target/gpu/study-points
-if ! pgrep -f "gpubin/study" >/dev/null; then
-  echo "period: no point is training; the study's log:" >&2
+# The GPU's study process, not CPU_POINT's, which would hide its failure.
+if ! pgrep -f "gpubin/study .*--device gpu" >/dev/null; then
+  echo "period: no point is training on the GPU; the study's log:" >&2
   cat target/gpu/study.log >&2
   pack
   exit 1
