@@ -10,6 +10,8 @@
 #   PYTHON=target/nbenv/bin/python bash benches/width_law.sh   # with the figure (matplotlib)
 #   JOBS=2 bash benches/width_law.sh            # two cubes at a time, one thread each
 #   MERGE=0 bash benches/width_law.sh           # the pieces only, no merged table
+#   PIECES=7-13 SET=deepcubea FROM=15 TO=15 bash benches/width_law.sh   # only pieces 7..13 of each width
+#                                               # (two machines, or CPU and GPU, share one width)
 #
 # SET=deepcubea-100 (the default): the first 100 cubes, one piece per width
 # up to 2^15, then 2^(k-15) pieces of consecutive cubes (a, b at 2^16; a..d
@@ -28,6 +30,9 @@ TO=${TO:-18}
 SET=${SET:-deepcubea-100}
 SOLVE=${SOLVE:-target/release/solve}
 JOBS=${JOBS:-1}
+PIECES=${PIECES:-0-1023}
+[[ "$PIECES" =~ ^([0-9]+)-([0-9]+)$ ]] || { echo "PIECES must be first-last piece indices, like 7-13, not '$PIECES'" >&2; exit 2; }
+first_piece=${BASH_REMATCH[1]} last_piece=${BASH_REMATCH[2]}
 case "$SET" in
   deepcubea-100) cubes=100 ;;
   deepcubea) cubes=1000 ;;
@@ -51,7 +56,7 @@ piece_set() { # piece_set <pieces> <index> -> path of a TSV with that piece's cu
 for k in $(seq "$FROM" "$TO"); do
   if [ "$SET" = deepcubea ]; then
     n=$((k < 15 ? 10 : 10 << (k - 14)))
-    for ((i = 0; i < n; i++)); do
+    for ((i = first_piece; i < n && i <= last_piece; i++)); do
       label=deepcubea-p$i-w$k
       finished "$label" || "$SOLVE" --run "$RUN" --testset "$(piece_set "$n" "$i")" --beam-log2 "$k" --jobs "$JOBS" --label "$label"
     done
@@ -60,7 +65,7 @@ for k in $(seq "$FROM" "$TO"); do
     finished "$label" || "$SOLVE" --run "$RUN" --testset deepcubea-100 --beam-log2 "$k" --jobs "$JOBS" --label "$label"
   else
     n=$((1 << (k - 15)))
-    for ((i = 0; i < n; i++)); do
+    for ((i = first_piece; i < n && i <= last_piece; i++)); do
       label=deepcubea-100${letters[$i]}-w$k
       finished "$label" || "$SOLVE" --run "$RUN" --testset "$(piece_set "$n" "$i")" --beam-log2 "$k" --jobs "$JOBS" --label "$label"
     done

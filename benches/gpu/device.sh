@@ -84,7 +84,7 @@ bench_config() { # config-file steps warmup
 # off after 120 s.
 mixed_bench() { # config files
   setup
-  local cfg round t="timeout -s INT 120"
+  local cfg round t="timeout -s INT ${MIXED_TIMEOUT:-120}"
   [ $# -gt 0 ] || set -- configs/cube3-q-long.toml configs/cube3-gpu.toml
   for cfg in "$@"; do
     for round in $(seq "${ROUNDS:-2}"); do
@@ -265,13 +265,16 @@ search_start() {
   local run=$WORK/v2 entry set from to dev jobs cpus wrap
   mkdir -p "$run"
   cp -rn runs/cube3-q-long/. "$run/" 2>/dev/null
-  for entry in ${SPEC:?SPEC=set:from:to:device:jobs:cpus ...}; do
-    IFS=: read -r set from to dev jobs cpus <<<"$entry"
+  # An optional seventh field, first-last, runs only those pieces of each
+  # width (width_law.sh's PIECES), so a CPU and a GPU entry share one width.
+  for entry in ${SPEC:?SPEC=set:from:to:device:jobs:cpus[:first-last] ...}; do
+    IFS=: read -r set from to dev jobs cpus pieces <<<"$entry"
+    [ -z "${ONLY_DEVICE:-}" ] || [ "$dev" = "$ONLY_DEVICE" ] || continue
     wrap=$WORK/solve-$set-$from-$dev
     printf '#!/bin/sh\nexec taskset -c %s %s/solve --device %s "$@"\n' "$cpus" "$BIN" "$dev" >"$wrap"
     chmod +x "$wrap"
     if pgrep -f "width_law.sh.*$set-$from-$dev" >/dev/null; then echo "running: $entry"; continue; fi
-    RUN=$run SET=$set FROM=$from TO=$to JOBS=$jobs SOLVE=$wrap MERGE=0 \
+    RUN=$run SET=$set FROM=$from TO=$to JOBS=$jobs SOLVE=$wrap MERGE=0 PIECES=${pieces:-0-1023} \
       setsid nohup bash benches/width_law.sh "$set-$from-$dev" >"$WORK/width-law-$set-$from-$dev.log" 2>&1 &
     echo "started: $entry"
   done

@@ -6,6 +6,8 @@
 #   POINTS="h768x768-b2-d5.17e7-s20261121" SPEC="deepcubea:15:15:cpu:12:4-15" \
 #     OUT=/tmp/gpu-out bash benches/gpu/period.sh 480
 #
+# POINTS may be left out (a period of searches and benches only); SPEC's
+# entries may end in :first-last to share a width's pieces between devices.
 # MIXED="configs/cube3-gpu.toml ..." first measures burn against PyTorch (f32
 # and bf16 products) on the idle GPU; CPU_POINT=<point> CPU_CORES=6-15 trains
 # one more study point on those host cores beside the GPU; STUDY_CPUS=0-5
@@ -41,6 +43,9 @@ pack() {
   echo
 } 2>&1 | tee "$OUT/adapter.txt"
 bash benches/gpu/device.sh setup || { pack; exit 1; }
+# SPEC's CPU entries start at once (they leave the GPU alone); its GPU
+# entries once MIXED's bench is done.
+[ -n "${SPEC:-}" ] && ONLY_DEVICE=cpu bash benches/gpu/device.sh search-start
 # MIXED="configs/a.toml ...": first, with the GPU and the host to themselves,
 # burn's f32 and bf16-product steps against PyTorch's f32 and bf16 autocast
 # (device.sh mixed-bench, one round unless ROUNDS says otherwise).
@@ -55,15 +60,17 @@ if [ -n "${CPU_POINT:-}" ]; then
     --config "${STUDY:-configs/study/cube3-q-grid.toml}" --point "$CPU_POINT" --no-progress \
     >target/gpu/study-cpu.log 2>&1 &)
 fi
-# shellcheck disable=SC2086
-bash benches/gpu/device.sh study-start ${POINTS:?POINTS=point names}
-[ -n "${CPU_POINT:-}" ] && echo "$CPU_POINT" >>target/gpu/study-points
-# The GPU's study process, not CPU_POINT's, which would hide its failure.
-if ! pgrep -f "gpubin/study .*--device gpu" >/dev/null; then
-  echo "period: no point is training on the GPU; the study's log:" >&2
-  cat target/gpu/study.log >&2
-  pack
-  exit 1
+if [ -n "${POINTS:-}" ]; then
+  # shellcheck disable=SC2086
+  bash benches/gpu/device.sh study-start $POINTS
+  [ -n "${CPU_POINT:-}" ] && echo "$CPU_POINT" >>target/gpu/study-points
+  # The GPU's study process, not CPU_POINT's, which would hide its failure.
+  if ! pgrep -f "gpubin/study .*--device gpu" >/dev/null; then
+    echo "period: no point is training on the GPU; the study's log:" >&2
+    cat target/gpu/study.log >&2
+    pack
+    exit 1
+  fi
 fi
 # On a host with AMX, the CPU solve speed on two of its cores (CPU_BENCH=
 # "14,15"), f32, bf16 and int8 products, while the GPU trains.
@@ -71,10 +78,12 @@ if [ -n "${CPU_BENCH:-}" ] && grep -qw amx_tile /proc/cpuinfo; then
   SOLVE=/tmp/gpubin/solve WIDTHS="10:10 14:2" MATMULS="f32 bf16 int8" \
     taskset -c "$CPU_BENCH" bash benches/solve_speed.sh 2>&1 | tee "$OUT/solve-speed-amx.txt"
 fi
-[ -n "${SPEC:-}" ] && bash benches/gpu/device.sh search-start
+[ -n "${SPEC:-}" ] && ONLY_DEVICE=gpu bash benches/gpu/device.sh search-start
 # Leave about 40 s to stop, checkpoint and pack.
 left=$((SECS - SECONDS - 40))
-bash benches/gpu/device.sh study-collect "$((left > 0 ? left : 0))"
+if [ -n "${POINTS:-}" ]; then # (CPU_POINT is collected with POINTS only)
+  bash benches/gpu/device.sh study-collect "$((left > 0 ? left : 0))"
+fi
 # Pieces that finish before the deadline are kept; the rest are dropped.
 left=$((SECS - SECONDS - 25))
 [ -n "${SPEC:-}" ] && bash benches/gpu/device.sh search-collect "$((left > 0 ? left : 0))"
