@@ -17,6 +17,7 @@
 #   bash benches/gpu/device.sh adapter           # the GPU, its cooperative-matrix types, a GPU run's meta.json
 #   SPEC="deepcubea:14:14:cpu:12:4-15 deepcubea-100:18:18:gpu:4:0-3" bash benches/gpu/device.sh search-start
 #   bash benches/gpu/device.sh search-collect SECS   # v2's width-law pieces, on the GPU and the CPUs
+#                                                    # (SEARCH_RUN=runs/cube3-gpu: the policy's)
 #   bash benches/gpu/device.sh study-start POINT...  # grid points (study --list names them) trained on
 #                                                    # the GPU, evaluated on the CPUs (STUDY=<study file>)
 #   bash benches/gpu/device.sh study-collect [SECS]  # stop them (checkpointed) and pack their folders
@@ -255,44 +256,51 @@ adapter() {
   cd "$REPO"
 }
 
-# Reference v2's width law in the background: SPEC is a list of
-# SET:FROM:TO:DEVICE:JOBS:CPUS entries (say "deepcubea:14:14:cpu:12:4-15
-# deepcubea-100:18:18:gpu:4:0-3"), each one benches/width_law.sh (MERGE=0)
-# pinned to the CPUs named; finished pieces in the repository's run are
-# skipped. `search-collect` packs the finished pieces into $OUT/pieces.tar.
+# A run's width law in the background (reference v2, runs/cube3-q-long,
+# unless SEARCH_RUN=runs/<other> names another, such as the policy
+# runs/cube3-gpu): SPEC is a list of SET:FROM:TO:DEVICE:JOBS:CPUS entries
+# (say "deepcubea:14:14:cpu:12:4-15 deepcubea-100:18:18:gpu:4:0-3"), each one
+# benches/width_law.sh (MERGE=0) pinned to the CPUs named; finished pieces
+# in the repository's run are skipped. An optional seventh field,
+# first-last, runs only those pieces of each width (width_law.sh's PIECES),
+# so a CPU and a GPU entry share one width. `search-collect` packs the
+# finished pieces of every run searched into $OUT/pieces.tar.
 search_start() {
   setup
-  local run=$WORK/v2 entry set from to dev jobs cpus wrap
+  local src=${SEARCH_RUN:-runs/cube3-q-long} name run entry set from to dev jobs cpus pieces wrap tag
+  name=$(basename "$src")
+  run=$WORK/search/$name
+  [ -d "$src" ] || { echo "search-start: no run folder $src" >&2; return 2; }
   mkdir -p "$run"
-  cp -rn runs/cube3-q-long/. "$run/" 2>/dev/null
-  # An optional seventh field, first-last, runs only those pieces of each
-  # width (width_law.sh's PIECES), so a CPU and a GPU entry share one width.
+  cp -rn "$src/." "$run/" 2>/dev/null
   for entry in ${SPEC:?SPEC=set:from:to:device:jobs:cpus[:first-last] ...}; do
     IFS=: read -r set from to dev jobs cpus pieces <<<"$entry"
     [ -z "${ONLY_DEVICE:-}" ] || [ "$dev" = "$ONLY_DEVICE" ] || continue
-    wrap=$WORK/solve-$set-$from-$dev
+    tag=$name-$set-$from-$dev
+    wrap=$WORK/solve-$tag
     printf '#!/bin/sh\nexec taskset -c %s %s/solve --device %s "$@"\n' "$cpus" "$BIN" "$dev" >"$wrap"
     chmod +x "$wrap"
-    if pgrep -f "width_law.sh.*$set-$from-$dev" >/dev/null; then echo "running: $entry"; continue; fi
+    if pgrep -f "width_law.sh $tag" >/dev/null; then echo "running: $entry"; continue; fi
     RUN=$run SET=$set FROM=$from TO=$to JOBS=$jobs SOLVE=$wrap MERGE=0 PIECES=${pieces:-0-1023} \
-      setsid nohup bash benches/width_law.sh "$set-$from-$dev" >"$WORK/width-law-$set-$from-$dev.log" 2>&1 &
-    echo "started: $entry"
+      setsid nohup bash benches/width_law.sh "$tag" >"$WORK/width-law-$tag.log" 2>&1 &
+    echo "started: $src $entry"
   done
 }
 
 search_collect() { # seconds to wait first (while a piece runs)
-  local until=$((SECONDS + ${1:-0})) d
+  local until=$((SECONDS + ${1:-0})) d name
   while [ $SECONDS -lt "$until" ] && pgrep -f "benches/width_law.sh" >/dev/null; do sleep 15; done
   local finished=()
-  for d in "$WORK"/v2/solve/*/; do
+  for d in "$WORK"/search/*/solve/*/; do
     d=${d%/}
     grep -qx 'state = complete' "$d/.cube-oracle-output" 2>/dev/null || continue
-    [ -e "$REPO/runs/cube3-q-long/solve/$(basename "$d")" ] && continue
-    finished+=("$(basename "$d")")
+    name=$(basename "$(dirname "$(dirname "$d")")")
+    [ -e "$REPO/runs/$name/solve/$(basename "$d")" ] && continue
+    finished+=("$name/solve/$(basename "$d")")
   done
-  # One archive: untar it in runs/cube3-q-long/solve/ and merge with
-  # benches/width_law.sh (FROM > TO merges only).
-  [ ${#finished[@]} -gt 0 ] && tar -cf "$OUT/pieces.tar" -C "$WORK/v2/solve" "${finished[@]}" && printf '%s\n' "${finished[@]}"
+  # One archive: untar it in runs/ and merge with benches/width_law.sh
+  # (FROM > TO merges only).
+  [ ${#finished[@]} -gt 0 ] && tar -cf "$OUT/pieces.tar" -C "$WORK/search" "${finished[@]}" && printf '%s\n' "${finished[@]}"
   tail -n 3 "$WORK"/width-law-*.log
   nvidia-smi --query-gpu=utilization.gpu,memory.used,power.draw --format=csv
 }

@@ -16,8 +16,9 @@
 # It stops early, with the study's log, when no point is training a minute
 # in. $OUT then holds bundle.tar split into pieces of at most 15 MiB
 # (bundle.tar.part-aa, -ab, ...): `cat bundle.tar.part-* | tar -x` gives
-# study-points.tar (unpack in runs/<study>/), pieces.tar (unpack in
-# runs/cube3-q-long/solve/) and the logs. Requires benches/gpu/pack.sh's
+# study-points.tar (unpack in runs/<study>/), pieces.tar (unpack in runs/;
+# SEARCH_RUN=runs/cube3-gpu searches the policy instead of reference v2) and
+# the logs. Requires benches/gpu/pack.sh's
 # .gpubin/ and .gl/ (see benches/gpu/device.sh).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
