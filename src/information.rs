@@ -50,8 +50,16 @@ pub fn log_sum_exp(x: &[f64]) -> f64 {
 /// Normalises log-weights into probabilities (softmax).
 #[must_use]
 pub fn softmax(log_w: &[f64]) -> Vec<f64> {
+    let mut p = Vec::with_capacity(log_w.len());
+    softmax_into(log_w, &mut p);
+    p
+}
+
+/// [`softmax`] into a buffer the caller reuses (cleared first).
+pub fn softmax_into(log_w: &[f64], out: &mut Vec<f64>) {
     let z = log_sum_exp(log_w);
-    log_w.iter().map(|&v| (v - z).exp()).collect()
+    out.clear();
+    out.extend(log_w.iter().map(|&v| (v - z).exp()));
 }
 
 /// Entropy of the distribution proportional to `exp(log_w)`.

@@ -45,11 +45,10 @@
 //! Per instance, `start_kl_uniform` is `KL(p(· | start) ‖ uniform)`.
 
 use super::SearchError;
-use super::beam_stats::{beam_entropy, boltzmann, kl_onto_parents, policy_entropies, softmax};
+use super::beam_stats::{beam_entropy, boltzmann, kl_onto_parents, policy_entropy, softmax_into};
 use super::kind::{MoveDistribution, Queries};
 use super::oracle::Oracle;
 use crate::puzzle::{MoveId, Puzzle, Recent};
-use ndarray::ArrayView2;
 use std::collections::HashSet;
 
 /// Oracle calls take at most this many rows unless the oracle asks for
@@ -174,7 +173,10 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
     let mut beam: Vec<P::State> = vec![start.clone()];
     let mut scores: Vec<f64> = vec![0.0];
     let mut recents: Vec<Recent> = vec![Recent::default()];
-    let mut history: Vec<Vec<(u32, MoveId)>> = Vec::new();
+    // Every depth's links (parent index, move) in one flat list: depth d's
+    // are `links[starts[d - 1]..starts[d]]`, kept for the path.
+    let mut links: Vec<(u32, MoveId)> = Vec::new();
+    let mut starts: Vec<usize> = vec![0];
     // A value oracle is asked about children, up to `moves` per beam state.
     let chunk = oracle.batch_rows().max(1);
     let rows = match kind.queries() {
@@ -193,6 +195,10 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
     let mut next: Vec<P::State> = Vec::new();
     let mut next_scores: Vec<f64> = Vec::new();
     let mut next_recents: Vec<Recent> = Vec::new();
+    // The diagnostics' buffers: the new beam's probabilities and the
+    // previous beam's share of them.
+    let mut probs: Vec<f64> = Vec::new();
+    let mut onto: Vec<f64> = Vec::new();
 
     for depth in 1..=cfg.max_depth {
         let n = beam.len();
@@ -268,13 +274,22 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
                 }
                 Some(MoveDistribution::Itself) | None => {}
             }
-            let view = ArrayView2::from_shape((n, moves), &lp[..n * moves]).expect("n × moves values");
-            Some(policy_entropies(view))
+            // (first state's entropy, mean entropy over the beam)
+            let mut sum = 0.0;
+            let mut first = f64::NAN;
+            for (i, row) in lp[..n * moves].chunks_exact(moves).enumerate() {
+                let h = policy_entropy(row.iter().copied());
+                if i == 0 {
+                    first = h;
+                }
+                sum += h;
+            }
+            Some((first, if n == 0 { f64::NAN } else { sum / n as f64 }))
         };
         if depth == 1 {
-            out.start_kl_uniform = policy.as_ref().map_or(f64::NAN, |p| (moves as f64).ln() - p[0]);
+            out.start_kl_uniform = policy.map_or(f64::NAN, |(first, _)| (moves as f64).ln() - first);
         }
-        let mean_policy_entropy = policy.as_ref().and_then(|p| p.mean()).unwrap_or(f64::NAN);
+        let mean_policy_entropy = policy.map_or(f64::NAN, |(_, mean)| mean);
         out.generated += cands.len() as u64;
 
         // Select the next beam.
@@ -287,7 +302,7 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
         next_scores.clear();
         next_recents.clear();
         // The path's history keeps every depth's links.
-        let mut links = Vec::with_capacity(cfg.width.min(cands.len()));
+        let level = links.len();
         seen.clear();
         for c in &cands {
             if next.len() == cfg.width {
@@ -308,9 +323,12 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
         }
 
         // Diagnostics of the new beam.
-        let probs = softmax(&next_scores);
-        let kl_previous =
-            if depth == 1 { f64::NAN } else { kl_onto_parents(&probs, links.iter().map(|l| l.0), &scores) };
+        softmax_into(&next_scores, &mut probs);
+        let kl_previous = if depth == 1 {
+            f64::NAN
+        } else {
+            kl_onto_parents(&probs, links[level..].iter().map(|l| l.0), &scores, &mut onto)
+        };
         out.depths.push(DepthStats {
             depth,
             beam_size: next.len(),
@@ -326,8 +344,8 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
         if let Some(b) = best_solved {
             let mut path = vec![b.action];
             let mut idx = b.parent;
-            for level in history.iter().rev() {
-                let (parent, action) = level[idx as usize];
+            for w in starts.windows(2).rev() {
+                let (parent, action) = links[w[0] + idx as usize];
                 path.push(action);
                 idx = parent;
             }
@@ -339,7 +357,7 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
         if next.is_empty() {
             break;
         }
-        history.push(links);
+        starts.push(links.len());
         std::mem::swap(&mut beam, &mut next);
         std::mem::swap(&mut scores, &mut next_scores);
         std::mem::swap(&mut recents, &mut next_recents);
