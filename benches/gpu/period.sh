@@ -26,6 +26,12 @@ SECS=${1:-480}
 OUT=${OUT:-/tmp/gpu-out}
 export OUT
 mkdir -p "$OUT/bundle"
+# CPU_POINT is stopped and collected with POINTS' study; alone it would run
+# on unchecked and come back with nothing.
+if [ -n "${CPU_POINT:-}" ] && [ -z "${POINTS:-}" ]; then
+  echo "period: CPU_POINT=$CPU_POINT needs POINTS (it is collected with them)" >&2
+  exit 2
+fi
 pack() {
   cp target/gpu/*.log target/gpu/*.csv "$OUT/bundle/" 2>/dev/null
   for f in adapter.txt mixed-bench.txt study-cpu.log solve-speed-amx.txt study-points.tar pieces.tar study.log study-gpu-util.csv; do
@@ -82,7 +88,7 @@ fi
 [ -n "${SPEC:-}" ] && ONLY_DEVICE=gpu bash benches/gpu/device.sh search-start
 # Leave about 40 s to stop, checkpoint and pack.
 left=$((SECS - SECONDS - 40))
-if [ -n "${POINTS:-}" ]; then # (CPU_POINT is collected with POINTS only)
+if [ -n "${POINTS:-}" ]; then
   bash benches/gpu/device.sh study-collect "$((left > 0 ? left : 0))"
 fi
 # Pieces that finish before the deadline are kept; the rest are dropped.

@@ -275,15 +275,9 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
                 Some(MoveDistribution::Itself) | None => {}
             }
             // (first state's entropy, mean entropy over the beam)
-            let mut sum = 0.0;
-            let mut first = f64::NAN;
-            for (i, row) in lp[..n * moves].chunks_exact(moves).enumerate() {
-                let h = policy_entropy(row.iter().copied());
-                if i == 0 {
-                    first = h;
-                }
-                sum += h;
-            }
+            let rows = lp[..n * moves].chunks_exact(moves);
+            let first = rows.clone().next().map_or(f64::NAN, |r| policy_entropy(r.iter().copied()));
+            let sum: f64 = rows.map(|r| policy_entropy(r.iter().copied())).sum();
             Some((first, if n == 0 { f64::NAN } else { sum / n as f64 }))
         };
         if depth == 1 {

@@ -1,8 +1,8 @@
 //! What beam search records about each depth, as array operations.
 //!
 //! At depth `d` the oracle answers a `states × moves` matrix of move
-//! log-probabilities (one row per expanded state); [`policy_entropies`]
-//! reduces it row by row. The beam kept after selection is a distribution
+//! log-probabilities (one row per expanded state); [`policy_entropy`]
+//! reduces each row. The beam kept after selection is a distribution
 //! over its states, path scores normalised by [`softmax`]; [`kl_onto_parents`]
 //! folds it back onto the depth-`d − 1` beam its states came from and
 //! compares it with that beam's own distribution. No search state lives
@@ -11,18 +11,9 @@
 
 use crate::information::{entropy, log_sum_exp};
 pub use crate::information::{softmax, softmax_into};
-use ndarray::{Array1, ArrayView2, Axis};
 
-/// `H(p(· | s))` in nats for each row of a `states × moves` matrix of move
-/// log-probabilities. A move with probability 0 (log-probability `−∞`)
-/// contributes nothing.
-#[must_use]
-pub fn policy_entropies(log_probs: ArrayView2<f32>) -> Array1<f64> {
-    log_probs.map_axis(Axis(1), |row| policy_entropy(row.iter().copied()))
-}
-
-/// `H(p(· | s))` in nats of one row of move log-probabilities (one row of
-/// [`policy_entropies`], without allocating).
+/// `H(p(· | s))` in nats of one state's row of move log-probabilities. A
+/// move with probability 0 (log-probability `−∞`) contributes nothing.
 #[must_use]
 pub fn policy_entropy(log_probs: impl IntoIterator<Item = f32>) -> f64 {
     -log_probs.into_iter().map(|l| f64::from(l).exp() * f64::from(l)).filter(|x| x.is_finite()).sum::<f64>()
@@ -75,14 +66,12 @@ pub fn boltzmann(q: &mut [f32], applicable: impl Fn(usize) -> bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndarray::arr2;
 
     #[test]
     fn a_uniform_policy_has_entropy_ln_moves_and_a_sure_one_zero() {
         let third = (1.0f32 / 3.0).ln();
-        let lp = arr2(&[[third, third, third], [0.0, f32::NEG_INFINITY, f32::NEG_INFINITY]]);
-        let h = policy_entropies(lp.view());
-        assert!((h[0] - 3f64.ln()).abs() < 1e-6 && h[1] == 0.0, "{h}");
+        let h = [[third, third, third], [0.0, f32::NEG_INFINITY, f32::NEG_INFINITY]].map(policy_entropy);
+        assert!((h[0] - 3f64.ln()).abs() < 1e-6 && h[1] == 0.0, "{h:?}");
     }
 
     #[test]
