@@ -275,9 +275,9 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
                 Some(MoveDistribution::Itself) | None => {}
             }
             // (first state's entropy, mean entropy over the beam)
-            let rows = lp[..n * moves].chunks_exact(moves);
-            let first = rows.clone().next().map_or(f64::NAN, |r| policy_entropy(r.iter().copied()));
-            let sum: f64 = rows.map(|r| policy_entropy(r.iter().copied())).sum();
+            let mut h = lp[..n * moves].chunks_exact(moves).map(|r| policy_entropy(r.iter().copied()));
+            let first = h.next().unwrap_or(f64::NAN);
+            let sum = first + h.sum::<f64>();
             Some((first, if n == 0 { f64::NAN } else { sum / n as f64 }))
         };
         if depth == 1 {
