@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Oracle inference with f32 against bf16 or int8 products (`solve
-# --matmul`; LOW picks which, bf16 by default), side by side: the shipped reference v2 (runs/cube3-q-long) on the first 100
-# DeepCubeA cubes, one process per piece, --jobs 1, RAYON_NUM_THREADS as
-# the caller left it. Each width runs the two halves of the set in the
-# order f32 A, LOW A, LOW B, f32 B (A = cubes 0..49, B = 50..99), so that
-# both variants see the same drift in the machine's load. Then per width
-# and variant: seconds per search, mean length with its 95% interval
-# (1.96 standard errors), % optimal, and the paired length difference.
+# --matmul`; LOW picks which, bf16 by default, or both: LOW="bf16 int8"),
+# side by side: the shipped reference v2 (runs/cube3-q-long) on the first
+# CUBES DeepCubeA cubes (100 by default, or 1000), one process per piece,
+# --jobs 1, RAYON_NUM_THREADS as the caller left it. Each width runs the
+# two halves of the set in the order f32 A, LOW A, LOW B, f32 B (A = the
+# first half of the cubes, B = the second), so that every variant sees the
+# same drift in the machine's load. Then per width and variant: seconds
+# per search, mean length with its 95% interval (1.96 standard errors),
+# % optimal, and the paired length difference against f32.
 #
 #   bash benches/inference_precision.sh                  # widths 2^10 and 2^12
 #   WIDTHS="10" bash benches/inference_precision.sh      # 2^10 only
 #   LOW=int8 bash benches/inference_precision.sh         # f32 against int8
+#   CUBES=1000 WIDTHS=10 LOW="bf16 int8" bash benches/inference_precision.sh   # all 1000 cubes, both
 #   OUT=/tmp/ip bash benches/inference_precision.sh > benches/results/inference-precision-<cpu>-<date>.txt
 #
 # Every solve writes under $OUT (default: a fresh temporary folder), never
@@ -20,16 +23,24 @@ cd "$(dirname "$0")/.."
 RUN=${RUN:-runs/cube3-q-long}
 WIDTHS=${WIDTHS:-10 12}
 LOW=${LOW:-bf16}
-case "$LOW" in bf16 | int8) ;; *) echo "LOW must be bf16 or int8, not '$LOW'" >&2; exit 2 ;; esac
+for m in $LOW; do
+  case "$m" in bf16 | int8) ;; *) echo "LOW must list bf16 and/or int8, not '$LOW'" >&2; exit 2 ;; esac
+done
+CUBES=${CUBES:-100}
+case "$CUBES" in 100 | 1000) ;; *) echo "CUBES must be 100 or 1000, not '$CUBES'" >&2; exit 2 ;; esac
+half=$((CUBES / 2))
 SOLVE=${SOLVE:-target/release/solve}
 OUT=${OUT:-$(mktemp -d)}
 [ -x "$SOLVE" ] || cargo build --release --bin solve
 mkdir -p "$OUT"
 tsv=data/cube3-deepcubea-test-1000.tsv
-(head -1 $tsv; sed -n 2,51p $tsv) > "$OUT/a.tsv"
-(head -1 $tsv; sed -n 52,101p $tsv) > "$OUT/b.tsv"
+(head -1 $tsv; sed -n "2,$((half + 1))p" $tsv) > "$OUT/a.tsv"
+(head -1 $tsv; sed -n "$((half + 2)),$((CUBES + 1))p" $tsv) > "$OUT/b.tsv"
+lows=($LOW)
+reversed=()
+for ((i = ${#lows[@]} - 1; i >= 0; i--)); do reversed+=("${lows[$i]}"); done
 
-echo "# solve --matmul f32 | $LOW: $RUN on deepcubea-100, --jobs 1, widths 2^{${WIDTHS// /,}}"
+echo "# solve --matmul f32 | ${LOW// / | }: $RUN on the first $CUBES DeepCubeA cubes, --jobs 1, widths 2^{${WIDTHS// /,}}"
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), git $(git rev-parse --short HEAD 2>/dev/null || echo '?') (with uncommitted changes: $(git status --porcelain 2>/dev/null | grep -c . || true) files)"
 grep -m1 'model name' /proc/cpuinfo
 grep -m1 '^cpu family' /proc/cpuinfo
@@ -42,7 +53,11 @@ echo "# logical cores: $(nproc), RAYON_NUM_THREADS=${RAYON_NUM_THREADS:-unset}, 
 echo "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 for k in $WIDTHS; do
-  for step in "f32 a" "$LOW a" "$LOW b" "f32 b"; do
+  steps=("f32 a")
+  for m in "${lows[@]}"; do steps+=("$m a"); done
+  for m in "${reversed[@]}"; do steps+=("$m b"); done
+  steps+=("f32 b")
+  for step in "${steps[@]}"; do
     set -- $step
     m=$1 half=$2
     label=w$k-$m-$half
@@ -58,7 +73,7 @@ done
 
 python3 - "$OUT" "$LOW" $WIDTHS <<'EOF'
 import csv, math, sys
-out, low, widths = sys.argv[1], sys.argv[2], [int(k) for k in sys.argv[3:]]
+out, lows, widths = sys.argv[1], sys.argv[2].split(), [int(k) for k in sys.argv[3:]]
 
 def rows(label):
     return list(csv.DictReader(open(f"{out}/{label}/instances.csv")))
@@ -76,7 +91,7 @@ print()
 print("width  matmul  n    s/search  (half A, half B)   solved%  mean length  95% CI          optimal%  summary matmul")
 per = {}
 for k in widths:
-    for m in ("f32", low):
+    for m in ["f32"] + lows:
         rs, halves, tags = [], [], set()
         for h in ("a", "b"):
             label = f"w{k}-{m}-{h}"
@@ -85,7 +100,7 @@ for k in widths:
             halves.append(float(s["mean_elapsed_s"]))
             tags.add(s.get("matmul", "?"))
         n = len(rs)
-        secs = sum(halves) / 2  # equal halves: the mean over all 100 searches
+        secs = sum(halves) / 2  # equal halves: the mean over all searches
         solved = [r for r in rs if r["status"] == "solved"]
         lens = [float(r["length"]) for r in solved]
         opt = [r for r in solved if r["optimal"] and int(r["length"]) == int(r["optimal"])]
@@ -95,8 +110,8 @@ for k in widths:
               f"{100 * len(solved) / n:6.1f}  {mean:11.3f}  [{mean - ci:.3f}, {mean + ci:.3f}]  "
               f"{100 * len(opt) / n:7.1f}  {','.join(sorted(tags))}")
 print()
-print(f"width  {low}/f32 time  paired length difference {low} - f32 (95% CI)  same length  same solution")
-for k in widths:
+print(f"width  matmul  time / f32  paired length difference - f32 (95% CI)  same length  same solution")
+for k, low in [(k, low) for k in widths for low in lows]:
     a, b = per[(k, "f32")], per[(k, low)]
     ids = sorted(set(a) & set(b), key=int)
     both = [i for i in ids if a[i]["status"] == "solved" and b[i]["status"] == "solved"]
@@ -106,6 +121,6 @@ for k in widths:
     same_sol = sum(1 for i in both if a[i]["solution"] == b[i]["solution"])
     ta = sum(float(a[i]["elapsed_ms"]) for i in ids)
     tb = sum(float(b[i]["elapsed_ms"]) for i in ids)
-    print(f"2^{k:<4} {tb / ta:13.3f}  {m:+.3f} [{m - ci:+.3f}, {m + ci:+.3f}] over {len(both)} cubes"
+    print(f"2^{k:<4} {low:<6} {tb / ta:11.3f}  {m:+.3f} [{m - ci:+.3f}, {m + ci:+.3f}] over {len(both)} cubes"
           f"{'':14}{same_len:>3}/{len(both)}      {same_sol:>3}/{len(both)}")
 EOF

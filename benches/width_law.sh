@@ -19,7 +19,8 @@
 # 1000-cube sweeps already in the run (their first 100 rows).
 # SET=deepcubea: all 1000 cubes, ten pieces of 100 (labels
 # deepcubea-p0-w13 .. deepcubea-p9-w13), twice as many per doubling from
-# 2^15 on. `benches/width_law.py` merges everything. One search at 2^15
+# 2^15 on; from 2^16 on the first tenth of them (cubes 0..99) are the
+# 100-cube set's pieces, not solved again. `benches/width_law.py` merges everything. One search at 2^15
 # takes about 30 s on one Zen 4 core, and doubles with each width: run it
 # with `nice` in the background.
 set -euo pipefail
@@ -56,7 +57,10 @@ piece_set() { # piece_set <pieces> <index> -> path of a TSV with that piece's cu
 for k in $(seq "$FROM" "$TO"); do
   if [ "$SET" = deepcubea ]; then
     n=$((k < 15 ? 10 : 10 << (k - 14)))
-    for ((i = first_piece; i < n && i <= last_piece; i++)); do
+    # From 2^16 on, the first tenth of the pieces are cubes 0..99, which the
+    # 100-cube set's own pieces (deepcubea-100a-w16 ..) already solved.
+    skip=$((k < 16 ? 0 : n / 10))
+    for ((i = first_piece < skip ? skip : first_piece; i < n && i <= last_piece; i++)); do
       label=deepcubea-p$i-w$k
       finished "$label" || "$SOLVE" --run "$RUN" --testset "$(piece_set "$n" "$i")" --beam-log2 "$k" --jobs "$JOBS" --label "$label"
     done
@@ -76,7 +80,7 @@ done
 # Every finished plain sweep of the run for the set (no -nodedup or -sym
 # variants): the 1000-cube sweeps and the set's own pieces.
 if [ "$SET" = deepcubea ]; then
-  globs=("$RUN"/solve/deepcubea-w* "$RUN"/solve/deepcubea-p*-w*)
+  globs=("$RUN"/solve/deepcubea-w* "$RUN"/solve/deepcubea-p*-w* "$RUN"/solve/deepcubea-100[a-h]-w*)
   ids=0..999
 else
   globs=("$RUN"/solve/deepcubea-w* "$RUN"/solve/deepcubea-100-w* "$RUN"/solve/deepcubea-100[a-h]-w*)
