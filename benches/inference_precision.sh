@@ -5,7 +5,8 @@
 # CUBES DeepCubeA cubes (100 by default, or 1000), one process per piece,
 # --jobs 1, RAYON_NUM_THREADS as the caller left it. Each width runs the
 # two halves of the set in the order f32 A, LOW A, LOW B, f32 B (A = the
-# first half of the cubes, B = the second), so that every variant sees the
+# first half of the cubes, B = the second; with two LOW variants, f32 A,
+# bf16 A, int8 A, int8 B, bf16 B, f32 B), so that every variant sees the
 # same drift in the machine's load. Then per width and variant: seconds
 # per search, mean length with its 95% interval (1.96 standard errors),
 # % optimal, and the paired length difference against f32.
@@ -28,14 +29,14 @@ for m in $LOW; do
 done
 CUBES=${CUBES:-100}
 case "$CUBES" in 100 | 1000) ;; *) echo "CUBES must be 100 or 1000, not '$CUBES'" >&2; exit 2 ;; esac
-half=$((CUBES / 2))
+per_half=$((CUBES / 2))
 SOLVE=${SOLVE:-target/release/solve}
 OUT=${OUT:-$(mktemp -d)}
 [ -x "$SOLVE" ] || cargo build --release --bin solve
 mkdir -p "$OUT"
 tsv=data/cube3-deepcubea-test-1000.tsv
-(head -1 $tsv; sed -n "2,$((half + 1))p" $tsv) > "$OUT/a.tsv"
-(head -1 $tsv; sed -n "$((half + 2)),$((CUBES + 1))p" $tsv) > "$OUT/b.tsv"
+(head -1 $tsv; sed -n "2,$((per_half + 1))p" $tsv) > "$OUT/a.tsv"
+(head -1 $tsv; sed -n "$((per_half + 2)),$((CUBES + 1))p" $tsv) > "$OUT/b.tsv"
 lows=($LOW)
 reversed=()
 for ((i = ${#lows[@]} - 1; i >= 0; i--)); do reversed+=("${lows[$i]}"); done

@@ -19,8 +19,9 @@
 # 1000-cube sweeps already in the run (their first 100 rows).
 # SET=deepcubea: all 1000 cubes, ten pieces of 100 (labels
 # deepcubea-p0-w13 .. deepcubea-p9-w13), twice as many per doubling from
-# 2^15 on; from 2^16 on the first tenth of them (cubes 0..99) are the
-# 100-cube set's pieces, not solved again. `benches/width_law.py` merges everything. One search at 2^15
+# 2^15 on; from 2^16 on, the first tenth of them (cubes 0..99) are not
+# solved again where the 100-cube set's pieces of that width are finished.
+# `benches/width_law.py` merges everything. One search at 2^15
 # takes about 30 s on one Zen 4 core, and doubles with each width: run it
 # with `nice` in the background.
 set -euo pipefail
@@ -57,9 +58,14 @@ piece_set() { # piece_set <pieces> <index> -> path of a TSV with that piece's cu
 for k in $(seq "$FROM" "$TO"); do
   if [ "$SET" = deepcubea ]; then
     n=$((k < 15 ? 10 : 10 << (k - 14)))
-    # From 2^16 on, the first tenth of the pieces are cubes 0..99, which the
-    # 100-cube set's own pieces (deepcubea-100a-w16 ..) already solved.
-    skip=$((k < 16 ? 0 : n / 10))
+    # From 2^16 on, the first tenth of the pieces are cubes 0..99: skipped
+    # when the 100-cube set's pieces of this width (deepcubea-100a-w16 ..)
+    # are all finished, which the merge below then takes instead.
+    skip=0
+    if [ "$k" -ge 16 ]; then
+      skip=$((n / 10))
+      for ((j = 0; j < 1 << (k - 15); j++)); do finished "deepcubea-100${letters[$j]}-w$k" || skip=0; done
+    fi
     for ((i = first_piece < skip ? skip : first_piece; i < n && i <= last_piece; i++)); do
       label=deepcubea-p$i-w$k
       finished "$label" || "$SOLVE" --run "$RUN" --testset "$(piece_set "$n" "$i")" --beam-log2 "$k" --jobs "$JOBS" --label "$label"
