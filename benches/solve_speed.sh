@@ -9,6 +9,7 @@
 #   bash benches/solve_speed.sh                                   # 2^10 on 10 cubes, 2^14 on 2, 2^16 on 1
 #   WIDTHS="10:100" bash benches/solve_speed.sh                   # 2^10 on the first 100 cubes
 #   MATMULS="f32 bf16" bash benches/solve_speed.sh                # both precisions
+#   MATMULS="int8 int8-amx" bash benches/solve_speed.sh           # int8 on vector instructions and on AMX tiles (the same moves expected)
 #   bash benches/solve_speed.sh > benches/results/solve-speed-<cpu>-<date>.txt
 #
 # Prints the CPU (model, family, model number and its vector flags) first,
@@ -23,7 +24,7 @@ SOLVE=${SOLVE:-target/release/solve}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tsv=data/cube3-deepcubea-test-1000.tsv
-flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|avx512f|avx512_bf16|avx512_vnni|avx_vnni|amx_bf16|amx_tile)$' | tr '\n' ' ')
+flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|avx512f|avx512_bf16|avx512_vnni|avx_vnni|amx_bf16|amx_int8|amx_tile)$' | tr '\n' ' ')
 echo "# CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | xargs), model $(grep -m1 -E '^model\s' /proc/cpuinfo | cut -d: -f2 | xargs); flags: $flags; $(nproc) threads"
 echo "# run: $RUN; commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo "width,cubes,matmul,s_per_search,mean_length,solved_pct,optimal_pct,forwards_per_search,forwards_per_s"
@@ -32,8 +33,12 @@ for spec in $WIDTHS; do
   n=${spec#*:}
   (head -1 $tsv; sed -n "2,$((n + 1))p" $tsv) > "$work/first-$n.tsv"
   for matmul in $MATMULS; do
-    "$SOLVE" --run "$RUN" --testset "$work/first-$n.tsv" --beam-log2 "$k" --jobs 1 --matmul "$matmul" \
-      --out "$work/out" --label "w$k-$n-$matmul" >/dev/null 2>&1
+    # int8-amx: integer products on AMX tiles (CUBE_ORACLE_INT8_KERNEL=amx).
+    unit=vector
+    [ "$matmul" = int8-amx ] && unit=amx
+    CUBE_ORACLE_INT8_KERNEL=$unit "$SOLVE" --run "$RUN" --testset "$work/first-$n.tsv" --beam-log2 "$k" --jobs 1 \
+      --matmul "${matmul%-amx}" --out "$work/out" --label "w$k-$n-$matmul" >/dev/null 2>"$work/err" \
+      || { tail -1 "$work/err" >&2; exit 1; }
     python3 - "$work/out/w$k-$n-$matmul/summary.csv" "$k" "$n" "$matmul" <<'EOF'
 import csv, sys
 path, k, n, matmul = sys.argv[1:]
@@ -44,4 +49,14 @@ print(f"2^{k},{n},{matmul},{s:.3f},{float(row['mean_length']):.2f},{float(row['s
       f"{float(row['optimal_pct']):.0f},{fw:.0f},{fw / s:.0f}")
 EOF
   done
+  # AMX tiles form the same integer sums as the vector instructions, so the
+  # same moves are expected on every cube.
+  if [ -d "$work/out/w$k-$n-int8" ] && [ -d "$work/out/w$k-$n-int8-amx" ]; then
+    python3 - "$work/out/w$k-$n-int8/instances.csv" "$work/out/w$k-$n-int8-amx/instances.csv" "$k" <<'EOF'
+import csv, sys
+a, b = ([r["solution"] for r in csv.DictReader(open(p))] for p in sys.argv[1:3])
+same = sum(x == y for x, y in zip(a, b))
+print(f"# 2^{sys.argv[3]}: int8 on AMX tiles found the same moves as int8 on vector instructions for {same} of {len(a)} cubes")
+EOF
+  fi
 done

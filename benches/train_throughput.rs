@@ -29,18 +29,19 @@ use cube_oracle::scramble::{WalkKind, WalkLength};
 use cube_oracle::search::OracleKind;
 use std::time::Instant;
 
-/// Measured fp32 peak of this machine: independent FMA chains on every
-/// thread, in GFLOP/s (2 FLOPs per lane per FMA), with the widest FMA the
-/// CPU has: AVX-512 (16 lanes), else AVX2 + FMA (8 lanes); 0 on anything
-/// else, so that no figure is quoted against a made-up peak.
-fn int8_peak_gops(kernel: cube_oracle::learn::compiled::kernel::Kernel, threads: usize) -> f64 {
+/// The sum over `threads` threads of `peak`, measured on each at once
+/// (an integer peak in GOP/s).
+fn on_every_thread(threads: usize, peak: impl Fn() -> f64 + Sync) -> f64 {
     std::thread::scope(|s| {
-        let handles: Vec<_> =
-            (0..threads).map(|_| s.spawn(move || cube_oracle::learn::compiled::int8::peak_gops(kernel, 1.0))).collect();
+        let handles: Vec<_> = (0..threads).map(|_| s.spawn(&peak)).collect();
         handles.into_iter().map(|h| h.join().unwrap_or(0.0)).sum()
     })
 }
 
+/// Measured fp32 peak of this machine: independent FMA chains on every
+/// thread, in GFLOP/s (2 FLOPs per lane per FMA), with the widest FMA the
+/// CPU has: AVX-512 (16 lanes), else AVX2 + FMA (8 lanes); 0 on anything
+/// else, so that no figure is quoted against a made-up peak.
 fn peak_gflops(threads: usize) -> f64 {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f")]
@@ -119,12 +120,17 @@ fn main() {
         for k in Kernel::all_available() {
             eprintln!("{} peak: {:.1} GFLOP/s", k.name(), k.peak_gflops(threads));
         }
+        use cube_oracle::learn::compiled::int8;
         use cube_oracle::learn::compiled::kernel::Kernel as F32Kernel;
         for (kernel, unit) in [(F32Kernel::Avx512, "AVX512-VNNI vpdpbusd"), (F32Kernel::Avx2Fma, "AVX2 vpmaddubsw")] {
-            let int8 = int8_peak_gops(kernel, threads);
-            if int8 > 0.0 {
-                eprintln!("int8 ({unit}) peak: {int8:.1} GOP/s");
+            let peak = on_every_thread(threads, || int8::peak_gops(kernel, 1.0));
+            if peak > 0.0 {
+                eprintln!("int8 ({unit}) peak: {peak:.1} GOP/s");
             }
+        }
+        let tiles = on_every_thread(threads, || int8::tiles_peak_gops(1.0));
+        if tiles > 0.0 {
+            eprintln!("int8 (AMX tdpbusd) peak: {tiles:.1} GOP/s");
         }
         return;
     }

@@ -80,9 +80,10 @@ if [ -n "${POINTS:-}" ]; then
   fi
 fi
 # On a host with AMX, the CPU solve speed on two of its cores (CPU_BENCH=
-# "14,15"), f32, bf16 and int8 products, while the GPU trains.
+# "14,15"), f32, bf16 and int8 products (int8 on vector instructions and on
+# AMX tiles, whose moves must match), while the GPU trains.
 if [ -n "${CPU_BENCH:-}" ] && grep -qw amx_tile /proc/cpuinfo; then
-  SOLVE=/tmp/gpubin/solve WIDTHS="10:10 14:2" MATMULS="f32 bf16 int8" \
+  SOLVE=/tmp/gpubin/solve WIDTHS="10:10 14:2" MATMULS="f32 bf16 int8 int8-amx" \
     taskset -c "$CPU_BENCH" bash benches/solve_speed.sh 2>&1 | tee "$OUT/solve-speed-amx.txt"
 fi
 [ -n "${SPEC:-}" ] && ONLY_DEVICE=gpu bash benches/gpu/device.sh search-start

@@ -659,7 +659,7 @@ fn run_oracle(opts: &SolveOptions) -> anyhow::Result<PathBuf> {
             eprintln!("bf16 products on {}", route.describe());
         }
         (Matmul::Int8, None | Some(DeviceKind::Cpu)) => {
-            if let Some(kernel) = cube_oracle::learn::compiled::int8::describe() {
+            if let Some(kernel) = cube_oracle::learn::compiled::int8::describe().map_err(anyhow::Error::msg)? {
                 eprintln!("int8 products on {kernel}");
             }
         }

@@ -254,11 +254,16 @@ impl NetOracle {
         if matmul != Matmul::F32 && self.device_kind != DeviceKind::Cpu {
             return Err(LearnError::MatmulDevice { matmul: matmul.name(), device: self.device_kind.name() });
         }
-        // The compiled network wanted, if any: its kernel and products.
+        // The compiled network wanted, if any: its kernel and products,
+        // and what multiplies the integers.
+        let mut unit = compiled::int8::Unit::Vector;
         let wanted = match matmul {
             Matmul::F32 => self.kernel.map(|k| (k, Products::F32)),
             Matmul::Int8 => match self.kernel {
-                Some(k) => Some((k, Products::Int8)),
+                Some(k) => {
+                    unit = compiled::int8::requested_unit(k).map_err(LearnError::Environment)?;
+                    Some((k, Products::Int8))
+                }
                 None => {
                     return Err(LearnError::Environment(
                         "--matmul int8 runs on the compiled network, and CUBE_ORACLE_F32_KERNEL=burn asks for \
@@ -278,10 +283,13 @@ impl NetOracle {
             }
         };
         if let Some((kernel, products)) = wanted
-            && self.compiled.as_ref().is_none_or(|c| (c.kernel(), c.products()) != (kernel, products))
+            && self
+                .compiled
+                .as_ref()
+                .is_none_or(|c| (c.kernel(), c.products(), c.int8_unit()) != (kernel, products, unit))
         {
             let outputs = self.kind.outputs(self.moves);
-            let net = compile(&self.net, &self.config, self.inputs, outputs, kernel, products)?;
+            let net = compile(&self.net, &self.config, self.inputs, outputs, kernel, products)?.with_int8_unit(unit)?;
             self.compiled = Some(Arc::new(net));
         }
         // burn's own forward: bf16 where the route is burn's, else f32.
@@ -331,7 +339,11 @@ impl NetOracle {
                 }
             },
             Matmul::Int8 => {
-                format!("int8 on {} ({})", self.engine(), compiled::int8::describe().unwrap_or("no integer kernel"))
+                format!(
+                    "int8 on {} ({})",
+                    self.engine(),
+                    compiled::int8::describe().ok().flatten().unwrap_or("no integer kernel")
+                )
             }
         }
     }
@@ -412,11 +424,16 @@ mod tests {
     /// that are not multiples of the kernels' 32, one residual block),
     /// with seeded initial weights.
     fn seeded_oracle() -> NetOracle {
+        seeded_oracle_shaped(vec![80, 48])
+    }
+
+    /// [`seeded_oracle`] with hidden layers `hidden` (and one residual block).
+    fn seeded_oracle_shaped(hidden: Vec<usize>) -> NetOracle {
         let smoke = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml");
         let mut config = TrainConfig::load(&smoke).expect("the smoke config");
         config.run.seed = 7;
         config.model.kind = OracleKind::QDistance;
-        config.model.hidden = vec![80, 48];
+        config.model.hidden = hidden;
         config.model.residual_blocks = 1;
         assert_eq!(config.model.norm, Norm::Batch);
         let puzzle = config.puzzle().expect("cube3");
@@ -695,6 +712,72 @@ mod tests {
                 assert!(err.to_string().contains("CUBE_ORACLE_F32_KERNEL=burn"), "{err}");
             }
         }
+    }
+
+    /// Integer products on tiles compute what the vector kernels compute,
+    /// float for float: the tiles' algorithm in plain Rust against the
+    /// portable kernel on every CPU, and on a CPU with AMX-INT8 the AMX
+    /// instructions against the `avx512` kernel (`vpdpbusd`), through the
+    /// oracle too (`CUBE_ORACLE_INT8_KERNEL=amx`). 50 rows are a block of 48
+    /// (three row tiles) and one of 2 (a tile of zero rows beside them); a
+    /// row alone gets what it gets in the batch. Setting
+    /// `CUBE_ORACLE_INT8_KERNEL=amx` on a CPU without AMX-INT8 fails the
+    /// test. Widths that are no multiple of a tile's row, AMX around another
+    /// kernel, and values that name no unit are refused.
+    #[test]
+    fn int8_tiles_compute_what_the_vector_kernels_compute() {
+        use crate::learn::compiled::int8::{self, Unit};
+        use crate::learn::compiled::{CompiledNet, kernel::Kernel};
+        let oracle = seeded_oracle_shaped(vec![128, 64]);
+        let x = batch(oracle.inputs);
+        let outputs = oracle.kind.outputs(oracle.moves);
+        let net = |kernel: Kernel, unit: Unit| {
+            super::compile(&oracle.net, &oracle.config, oracle.inputs, outputs, kernel, Products::Int8)
+                .and_then(|n| n.with_int8_unit(unit))
+        };
+        let forward = |n: &CompiledNet, rows: usize, from: usize| {
+            let mut out = vec![0.0; rows * outputs];
+            n.forward(&x[from * oracle.inputs..(from + rows) * oracle.inputs], rows, &mut out);
+            out
+        };
+        let mut pairs = vec![(Kernel::Portable, Unit::EmulatedTiles)];
+        let asked = std::env::var("CUBE_ORACLE_INT8_KERNEL").ok();
+        if asked.as_deref() == Some("amx") {
+            assert!(Unit::AmxTiles.available(), "asked to check AMX tiles, which this CPU (or its OS) lacks");
+        }
+        if Unit::AmxTiles.available() {
+            pairs.push((Kernel::Avx512, Unit::AmxTiles));
+        } else {
+            eprintln!("no AMX-INT8 on this CPU: the tiles' algorithm is checked in plain Rust only");
+        }
+        for (kernel, unit) in pairs {
+            let (vector, tiles) = (net(kernel, Unit::Vector).expect("vector"), net(kernel, unit).expect("tiles"));
+            assert_eq!(tiles.int8_unit(), unit);
+            let want = forward(&vector, ROWS, 0);
+            assert_eq!(forward(&tiles, ROWS, 0), want, "{unit:?} against {}", kernel.name());
+            assert_eq!(forward(&tiles, 1, 3), want[3 * outputs..4 * outputs], "{unit:?}: one row alone");
+            if unit == Unit::AmxTiles {
+                let through = oracle.clone().with_matmul(Matmul::Int8).expect("int8 on the CPU");
+                let amx = asked.as_deref() == Some("amx");
+                assert_eq!(through.serving().map(CompiledNet::int8_unit), Some(if amx { unit } else { Unit::Vector }));
+            }
+        }
+
+        let narrow = seeded_oracle();
+        let err = super::compile(&narrow.net, &narrow.config, narrow.inputs, outputs, Kernel::Portable, Products::Int8)
+            .expect("compiled")
+            .with_int8_unit(Unit::EmulatedTiles)
+            .err()
+            .expect("80 inputs refused");
+        assert!(err.to_string().contains("hidden layer 1 has 80 inputs"), "{err}");
+        let err = net(Kernel::Portable, Unit::AmxTiles).err().expect("AMX around the portable kernel refused");
+        assert!(err.to_string().contains("AMX"), "{err}");
+        assert_eq!(int8::unit_from(None, Kernel::Portable), Ok(Unit::Vector));
+        assert_eq!(int8::unit_from(Some("vector"), Kernel::Avx2Fma), Ok(Unit::Vector));
+        let err = int8::unit_from(Some("amx"), Kernel::Avx2Fma).unwrap_err();
+        assert!(err.contains("CUBE_ORACLE_INT8_KERNEL=amx") && err.contains("avx2"), "{err}");
+        let err = int8::unit_from(Some("tiles"), Kernel::Avx512).unwrap_err();
+        assert!(err.contains("\"tiles\" is not a unit: use amx or vector"), "{err}");
     }
 
     /// `--matmul bf16` in the compiled network computes the network with

@@ -9,7 +9,8 @@
 //! from another run's weights, optionally on Bellman targets), [`diagnostics`] and
 //! [`report`] (what a run writes besides its logs), [`inference`] (a
 //! trained run as a search [`Oracle`](crate::search::Oracle)), [`compiled`]
-//! (its network packed for f32 forwards on the CPU), [`export`]
+//! (its network packed for forwards on the CPU), [`amx`] (the tile state
+//! its AMX kernels and `gemm`'s share), [`export`]
 //! (a run's network as safetensors with a model card), and
 //! [`error`] (the layer's typed errors).
 //!
@@ -17,6 +18,8 @@
 //! format, never the training loop; puzzle, heuristic and search code never
 //! import this module.
 
+#[cfg(target_arch = "x86_64")]
+pub mod amx;
 pub mod backend;
 pub mod checkpoint;
 pub mod compiled;

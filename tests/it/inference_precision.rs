@@ -115,12 +115,13 @@ fn solve(run: &Path, set: &Path, out: &Path, label: &str, extra: &[&str], kernel
 /// `solve beam` of one cube with `extra` flags and `CUBE_ORACLE_F32_KERNEL`
 /// set to `kernel`, which must be refused: exit code 1, one line on
 /// standard error (returned), nothing written.
-fn refused(run: &Path, out: &Path, extra: &[&str], kernel: &str) -> String {
+fn refused(run: &Path, out: &Path, extra: &[&str], env: &[(&str, &str)]) -> String {
     let o = crate::common::command(env!("CARGO_BIN_EXE_solve"))
         .args(["beam", "--run", run.to_str().unwrap(), "--scramble", "R U", "--beam-width", "4"])
         .args(extra)
         .args(["--out", out.join("refused").to_str().unwrap()])
-        .env("CUBE_ORACLE_F32_KERNEL", kernel)
+        .env_remove("CUBE_ORACLE_INT8_KERNEL")
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr).to_string();
@@ -254,7 +255,8 @@ fn bf16_products_find_the_same_paths_on_every_kernel() {
 /// ensemble runs on it, the portable code solves as the AVX2 kernel does
 /// (the same integer sums), and burn's path, which has no integer
 /// products, is refused in one line. A kernel `CUBE_ORACLE_F32_KERNEL`
-/// asks for is checked, or the test fails where the CPU lacks it.
+/// asks for is checked, or the test fails where the CPU lacks it; so are
+/// AMX tiles where `CUBE_ORACLE_INT8_KERNEL=amx` asks for them.
 #[test]
 fn int8_products_solve_as_f32_does() {
     use cube_oracle::learn::compiled::{int8, kernel::Kernel};
@@ -264,15 +266,19 @@ fn int8_products_solve_as_f32_does() {
     if let Some(k) = asked.as_deref() {
         assert!(have.contains(&k), "asked to check the {k} kernel, which this CPU lacks (it has {have:?})");
     }
-    let env: Vec<(&str, &str)> = asked.as_deref().map(|k| ("CUBE_ORACLE_F32_KERNEL", k)).into_iter().collect();
+    // The kernel the children run: the one asked for, else the best (burn's path, asked for here, is refused below).
+    let f32_kernel = asked
+        .as_deref()
+        .map_or(Kernel::best(), |k| Kernel::ALL.into_iter().find(|c| c.name() == k).expect("a kernel named above"));
+    // What multiplies the integers: CUBE_ORACLE_INT8_KERNEL's unit (AMX tiles, asked for, must exist).
+    let unit = int8::requested_unit(f32_kernel).unwrap_or_else(|why| panic!("{why}"));
+    let kernel = int8::unit_name(f32_kernel, unit);
+    let unit_var = if unit == int8::Unit::AmxTiles { "amx" } else { "vector" };
+    let mut env: Vec<(&str, &str)> = asked.as_deref().map(|k| ("CUBE_ORACLE_F32_KERNEL", k)).into_iter().collect();
+    env.push(("CUBE_ORACLE_INT8_KERNEL", unit_var));
     let f32 = solve(&run, &set, &results, "f32", &["--matmul", "f32"], &env);
     let int8 = solve(&run, &set, &results, "int8", &["--matmul", "int8"], &env);
     assert!(!f32.stderr.contains("int8 products"), "{}", f32.stderr);
-    // The kernel the children run: the one asked for, else the best (burn's path, asked for here, is refused below).
-    let kernel =
-        int8::unit(asked.as_deref().map_or(Kernel::best(), |k| {
-            Kernel::ALL.into_iter().find(|c| c.name() == k).expect("a kernel named above")
-        }));
     assert!(int8.stderr.contains(&format!("int8 products on {kernel}\n")), "{}", int8.stderr);
     assert_eq!(int8.summary["matmul"], "int8");
 
@@ -288,14 +294,24 @@ fn int8_products_solve_as_f32_does() {
     assert_eq!((sym.summary["matmul"].as_str(), sym.summary["symmetry"].as_str()), ("int8", "4"));
     assert!(sym.solved_share() >= f32.solved_share() - 0.05, "ensemble: {:?}", sym.lengths);
     for k in have {
-        let s =
-            solve(&run, &set, &results, &format!("int8-{k}"), &["--matmul", "int8"], &[("CUBE_ORACLE_F32_KERNEL", k)]);
+        // AMX tiles, if asked for, run inside the avx512 kernel only.
+        let env = [
+            ("CUBE_ORACLE_F32_KERNEL", k),
+            ("CUBE_ORACLE_INT8_KERNEL", if k == "avx512" { unit_var } else { "vector" }),
+        ];
+        let s = solve(&run, &set, &results, &format!("int8-{k}"), &["--matmul", "int8"], &env);
         assert_eq!(s.solved_share(), int8.solved_share(), "{k}");
         assert!((s.mean_length() - b).abs() <= 0.1, "{k}: mean length {} against {b}", s.mean_length());
     }
 
-    let err = refused(&run, &out, &["--matmul", "int8"], "burn");
+    let err = refused(&run, &out, &["--matmul", "int8"], &[("CUBE_ORACLE_F32_KERNEL", "burn")]);
     assert!(err.contains("CUBE_ORACLE_F32_KERNEL=burn"), "{err}");
+    let err = refused(&run, &out, &["--matmul", "int8"], &[("CUBE_ORACLE_INT8_KERNEL", "tiles")]);
+    assert!(err.contains("CUBE_ORACLE_INT8_KERNEL=\"tiles\" is not a unit"), "{err}");
+    if !int8::Unit::AmxTiles.available() {
+        let err = refused(&run, &out, &["--matmul", "int8"], &[("CUBE_ORACLE_INT8_KERNEL", "amx")]);
+        assert!(err.contains("CUBE_ORACLE_INT8_KERNEL=amx"), "{err}");
+    }
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -331,7 +347,7 @@ fn compiled_kernels_find_the_paths_burn_finds() {
     }
     assert_eq!(default.solutions, burn.solutions, "the default kernel against burn");
     // An unknown kernel is refused in one line, naming the variable.
-    let err = refused(&run, &out, &[], "turbo");
+    let err = refused(&run, &out, &[], &[("CUBE_ORACLE_F32_KERNEL", "turbo")]);
     assert!(err.contains("CUBE_ORACLE_F32_KERNEL") && err.contains("turbo"), "{err}");
     let _ = std::fs::remove_dir_all(&out);
 }

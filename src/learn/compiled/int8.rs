@@ -25,6 +25,12 @@
 //! weight rows already, and the head's 12 outputs are the Q-values the
 //! search compares. The integer sums of the AVX2 and the portable kernel
 //! are identical; their outputs differ by the epilogue's float rounding.
+//!
+//! On a CPU with AMX-INT8 the same sums can be formed on tiles instead
+//! ([`tiles`], `TDPBUSD`), when `CUBE_ORACLE_INT8_KERNEL=amx` asks for it
+//! ([`Unit`]); the `avx512` kernel computes everything around them.
+
+pub mod tiles;
 
 use super::kernel::{Epilogue, Kernel, NR};
 
@@ -45,6 +51,74 @@ pub fn tile_rows(kernel: Kernel) -> usize {
     match kernel {
         Kernel::Avx512 => MR_512,
         Kernel::Avx2Fma | Kernel::Portable => MR,
+    }
+}
+
+/// What multiplies a layer's integers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// The f32 kernel's own vector instructions ([`unit`]).
+    Vector,
+    /// AMX tiles ([`tiles`]), inside the `avx512` kernel.
+    AmxTiles,
+    /// The tiles' algorithm in plain Rust, inside the portable kernel:
+    /// the AMX path's checks on any CPU.
+    #[cfg(test)]
+    EmulatedTiles,
+}
+
+impl Unit {
+    /// Whether this CPU runs it (AMX tiles: AMX-INT8 granted by the OS,
+    /// and the `avx512` kernel around them).
+    #[must_use]
+    pub fn available(self) -> bool {
+        match self {
+            Unit::Vector => true,
+            #[cfg(target_arch = "x86_64")]
+            Unit::AmxTiles => crate::learn::amx::granted().int8 && Kernel::Avx512.available(),
+            #[cfg(not(target_arch = "x86_64"))]
+            Unit::AmxTiles => false,
+            #[cfg(test)]
+            Unit::EmulatedTiles => true,
+        }
+    }
+}
+
+/// The unit `CUBE_ORACLE_INT8_KERNEL` asks for, around the f32 kernel
+/// `kernel`: unset or `vector`, the kernel's own instructions; `amx`, AMX
+/// tiles.
+///
+/// # Errors
+/// Another value, `amx` on a CPU without AMX-INT8 (or where the OS refused
+/// the tile state), or `amx` with a kernel other than `avx512`.
+pub fn requested_unit(kernel: Kernel) -> Result<Unit, String> {
+    match std::env::var("CUBE_ORACLE_INT8_KERNEL") {
+        Err(std::env::VarError::NotPresent) => unit_from(None, kernel),
+        Err(std::env::VarError::NotUnicode(_)) => Err("CUBE_ORACLE_INT8_KERNEL is not UTF-8: use amx or vector".into()),
+        Ok(w) => unit_from(Some(&w), kernel),
+    }
+}
+
+/// [`requested_unit`] for the variable's value `w` (`None`: unset).
+///
+/// # Errors
+/// As [`requested_unit`].
+pub fn unit_from(w: Option<&str>, kernel: Kernel) -> Result<Unit, String> {
+    match w {
+        None | Some("vector") => Ok(Unit::Vector),
+        Some("amx") if !Unit::AmxTiles.available() && kernel == Kernel::Avx512 => {
+            Err("CUBE_ORACLE_INT8_KERNEL=amx: this CPU has no AMX-INT8 (or the OS did not grant the tile state)".into())
+        }
+        Some("amx") if kernel != Kernel::Avx512 => Err(format!(
+            "CUBE_ORACLE_INT8_KERNEL=amx runs inside the avx512 kernel, and the f32 kernel is {} \
+             (CUBE_ORACLE_F32_KERNEL, or the best this CPU runs)",
+            kernel.name()
+        )),
+        Some("amx") => Ok(Unit::AmxTiles),
+        Some(w) => Err(format!(
+            "CUBE_ORACLE_INT8_KERNEL={:?} is not a unit: use amx or vector",
+            w.chars().take(40).collect::<String>()
+        )),
     }
 }
 
@@ -233,32 +307,129 @@ pub unsafe fn tile(
                     }
                 }
             }
-            for (r, row) in sums.iter().enumerate() {
-                let RowScale { lo, step } = rows[r];
-                for (j, &s) in row.iter().enumerate() {
-                    let v = s as f32 * (step * scale[j]) + lo * colsum[j];
-                    let v = v + epi.bias[j];
-                    let v = if epi.relu { v.max(0.0) } else { v };
-                    let mut v = v * epi.scale[j] + epi.shift[j];
-                    if !res.is_null() {
-                        // SAFETY: the caller's contract.
-                        v += unsafe { *res.add(r * ldc + j) };
-                    }
-                    // SAFETY: the caller's contract.
-                    unsafe { *c.add(r * ldc + j) = v };
-                }
-            }
+            // SAFETY: the caller's contract.
+            unsafe { finish_portable(&sums, rows, scale, colsum, epi, res, c, ldc) };
         }
+    }
+}
+
+/// The epilogue of a tile's integer sums in plain Rust (`sums[r][j]` for
+/// row `r` and column `j` of the panel whose `scale` and `colsum` these
+/// are).
+///
+/// # Safety
+/// `c` (and `res` when not null) hold `sums.len()` rows of [`NR`] floats at
+/// stride `ldc`; `rows` has a scale per row; `epi`'s slices [`NR`] values.
+#[allow(clippy::too_many_arguments)]
+unsafe fn finish_portable(
+    sums: &[[i32; NR]],
+    rows: &[RowScale],
+    scale: &[f32],
+    colsum: &[f32],
+    epi: &Epilogue<'_>,
+    res: *const f32,
+    c: *mut f32,
+    ldc: usize,
+) {
+    for (r, (row, &RowScale { lo, step })) in sums.iter().zip(rows).enumerate() {
+        for (j, &s) in row.iter().enumerate() {
+            let v = s as f32 * (step * scale[j]) + lo * colsum[j];
+            let v = v + epi.bias[j];
+            let v = if epi.relu { v.max(0.0) } else { v };
+            let mut v = v * epi.scale[j] + epi.shift[j];
+            if !res.is_null() {
+                // SAFETY: the caller's contract.
+                v += unsafe { *res.add(r * ldc + j) };
+            }
+            // SAFETY: the caller's contract.
+            unsafe { *c.add(r * ldc + j) = v };
+        }
+    }
+}
+
+/// The epilogue of integer sums formed elsewhere (on tiles): for each row
+/// `r` of `rows`, `c[r][0..16]` from `sums[r·16..r·16 + 16]`, the sums of
+/// panel `p` of `layer`, exactly as [`tile`] finishes them on `kernel`
+/// (the `avx512` kernel's vector epilogue; plain Rust on the others).
+///
+/// # Safety
+/// `sums` holds `rows.len()` rows of [`NR`]; `c` (and `res` when not null)
+/// as many rows of [`NR`] floats at stride `ldc`; `epi`'s slices at least
+/// [`NR`] values each; `p < layer.n / NR`; the CPU has `kernel`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn finish(
+    kernel: Kernel,
+    sums: &[i32],
+    rows: &[RowScale],
+    layer: &QuantLayer,
+    p: usize,
+    epi: &Epilogue<'_>,
+    res: *const f32,
+    c: *mut f32,
+    ldc: usize,
+) {
+    let (sums, _) = sums.as_chunks::<NR>();
+    assert!(sums.len() >= rows.len() && p < layer.n / NR);
+    let (scale, colsum) = (&layer.scale[p * NR..(p + 1) * NR], &layer.colsum[p * NR..(p + 1) * NR]);
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: the caller's contract; the CPU has AVX-512.
+        Kernel::Avx512 => unsafe { avx512::finish(&sums[..rows.len()], rows, scale, colsum, epi, res, c, ldc) },
+        // SAFETY: the caller's contract.
+        _ => unsafe { finish_portable(&sums[..rows.len()], rows, scale, colsum, epi, res, c, ldc) },
     }
 }
 
 /// What runs integer products where `CUBE_ORACLE_F32_KERNEL` leaves the
 /// choice (or its request, when it names one this CPU runs); `None` where
 /// it asks for burn's path or for nothing this CPU runs (`solve` then
-/// refuses `--matmul int8`).
+/// refuses `--matmul int8`), with what multiplies the integers
+/// (`CUBE_ORACLE_INT8_KERNEL`).
+///
+/// # Errors
+/// `CUBE_ORACLE_INT8_KERNEL` asks for no unit, or for one this CPU (or the
+/// kernel around it) cannot run ([`requested_unit`]).
+pub fn describe() -> Result<Option<&'static str>, String> {
+    let Some(kernel) = super::requested().ok().flatten() else { return Ok(None) };
+    Ok(Some(unit_name(kernel, requested_unit(kernel)?)))
+}
+
+/// What runs integer products on `kernel` with `unit`.
 #[must_use]
-pub fn describe() -> Option<&'static str> {
-    super::requested().ok().flatten().map(unit)
+pub fn unit_name(kernel: Kernel, unit: Unit) -> &'static str {
+    match unit {
+        Unit::Vector => self::unit(kernel),
+        Unit::AmxTiles => "AMX-INT8 (tdpbusd)",
+        #[cfg(test)]
+        Unit::EmulatedTiles => "emulated AMX tiles",
+    }
+}
+
+/// Measured integer peak of AMX tiles on one thread (GOP/s, as
+/// [`peak_gops`]): three independent chains of `TDPBUSD`; 0 where the CPU
+/// lacks AMX-INT8.
+#[must_use]
+pub fn tiles_peak_gops(seconds: f64) -> f64 {
+    if !Unit::AmxTiles.available() {
+        return 0.0;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        crate::learn::amx::configure();
+        let start = std::time::Instant::now();
+        let mut ops = 0u64;
+        while start.elapsed().as_secs_f64() < seconds {
+            // SAFETY: AMX-INT8 is available (checked above) and configured.
+            ops += unsafe { tiles::spin(100_000) };
+        }
+        crate::learn::amx::release();
+        ops as f64 / start.elapsed().as_secs_f64() / 1e9
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = seconds;
+        0.0
+    }
 }
 
 /// What runs integer products on `kernel`.
@@ -442,10 +613,10 @@ mod avx2 {
 mod avx512 {
     use super::{Epilogue, MR_512, RowScale, U_MAX};
     use std::arch::x86_64::{
-        __m512i, _mm_extract_epi32, _mm512_add_ps, _mm512_cvtepi32_ps, _mm512_cvtps_epi32, _mm512_cvtusepi32_epi8,
-        _mm512_dpbusd_epi32, _mm512_loadu_ps, _mm512_loadu_si512, _mm512_max_ps, _mm512_min_ps, _mm512_mul_ps,
-        _mm512_reduce_add_epi32, _mm512_reduce_max_ps, _mm512_reduce_min_ps, _mm512_set1_epi8, _mm512_set1_epi32,
-        _mm512_set1_ps, _mm512_setzero_ps, _mm512_setzero_si512, _mm512_sub_ps,
+        __m512, __m512i, _mm_extract_epi32, _mm512_add_ps, _mm512_cvtepi32_ps, _mm512_cvtps_epi32,
+        _mm512_cvtusepi32_epi8, _mm512_dpbusd_epi32, _mm512_loadu_ps, _mm512_loadu_si512, _mm512_max_ps, _mm512_min_ps,
+        _mm512_mul_ps, _mm512_reduce_add_epi32, _mm512_reduce_max_ps, _mm512_reduce_min_ps, _mm512_set1_epi8,
+        _mm512_set1_epi32, _mm512_set1_ps, _mm512_setzero_ps, _mm512_setzero_si512, _mm512_sub_ps,
     };
 
     /// [`super::quantize_row`] of `row` (a multiple of 16 values), its
@@ -523,11 +694,56 @@ mod avx512 {
                 }
             }
             let (scale, colsum) = (_mm512_loadu_ps(scale.as_ptr()), _mm512_loadu_ps(colsum.as_ptr()));
-            for (r, (&sums, &RowScale { lo, step })) in acc.iter().zip(rows).enumerate() {
-                let ts = _mm512_mul_ps(_mm512_set1_ps(step), scale);
-                let base = _mm512_mul_ps(_mm512_set1_ps(lo), colsum);
-                let v = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(sums), ts), base);
-                crate::learn::compiled::kernel::avx512::finish_store(v, epi, res, c, r, ldc);
+            for (r, (&sums, &row)) in acc.iter().zip(rows).enumerate() {
+                finish_row(sums, row, scale, colsum, epi, res, c, r, ldc);
+            }
+        }
+    }
+
+    /// One row's epilogue: `sums` (16 columns) scaled back to f32, then
+    /// the layer's bias, ReLU, batch norm and residual, stored as row `r`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn finish_row(
+        sums: __m512i,
+        RowScale { lo, step }: RowScale,
+        scale: __m512,
+        colsum: __m512,
+        epi: &Epilogue<'_>,
+        res: *const f32,
+        c: *mut f32,
+        r: usize,
+        ldc: usize,
+    ) {
+        let ts = _mm512_mul_ps(_mm512_set1_ps(step), scale);
+        let base = _mm512_mul_ps(_mm512_set1_ps(lo), colsum);
+        let v = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(sums), ts), base);
+        // SAFETY: the caller's bounds on `c`, `res` and the epilogue.
+        unsafe { crate::learn::compiled::kernel::avx512::finish_store(v, epi, res, c, r, ldc) };
+    }
+
+    /// [`super::finish`] on AVX-512: the same operations as [`tile`]'s
+    /// epilogue, so the same floats.
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn finish(
+        sums: &[[i32; 16]],
+        rows: &[RowScale],
+        scale: &[f32],
+        colsum: &[f32],
+        epi: &Epilogue<'_>,
+        res: *const f32,
+        c: *mut f32,
+        ldc: usize,
+    ) {
+        // SAFETY: `scale` and `colsum` hold 16 values, each row of `sums`
+        // 16 integers; the caller's bounds on `c`, `res` and the epilogue.
+        unsafe {
+            let (scale, colsum) = (_mm512_loadu_ps(scale.as_ptr()), _mm512_loadu_ps(colsum.as_ptr()));
+            for (r, (row, &scales)) in sums.iter().zip(rows).enumerate() {
+                let v = _mm512_loadu_si512(row.as_ptr().cast::<__m512i>());
+                finish_row(v, scales, scale, colsum, epi, res, c, r, ldc);
             }
         }
     }

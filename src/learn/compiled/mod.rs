@@ -41,7 +41,7 @@ use crate::learn::error::LearnError;
 use crate::learn::gemm::round_bf16;
 use crate::learn::model::NamedTensor;
 use bf16::PairLayer;
-use int8::{QuantLayer, RowScale};
+use int8::{QuantLayer, RowScale, Unit};
 use kernel::{Epilogue, KC, Kernel, MR, NR, Part};
 use rayon::prelude::*;
 use std::cell::RefCell;
@@ -141,6 +141,8 @@ pub struct CompiledNet {
     /// The first layer (sparse), the other hidden layers, the head.
     layers: Vec<Layer>,
     kernel: Kernel,
+    /// What multiplies the integers of an integer layer.
+    int8_unit: Unit,
     /// The widest padded activation.
     widest: usize,
 }
@@ -204,6 +206,8 @@ struct Scratch {
     /// An integer layer's input, row after row, and each row's scale.
     bytes: Vec<u8>,
     row_scales: Vec<RowScale>,
+    /// A panel's integer sums, formed on tiles.
+    sums: Vec<i32>,
     /// A bf16 layer's input in pairs, tile by tile, and one row's pairs.
     pairs: Vec<u32>,
     row_pairs: Vec<u32>,
@@ -317,7 +321,55 @@ impl CompiledNet {
             product: Product::Float { round: false },
         });
         let widest = layers.iter().map(|l| l.n).max().unwrap_or(NR);
-        Ok(Self { shape, products, layers, kernel, widest })
+        Ok(Self { shape, products, layers, kernel, int8_unit: Unit::Vector, widest })
+    }
+
+    /// The same network with its integer products on `unit` (an f32 or
+    /// bf16 network keeps its products; the unit is then recorded only).
+    ///
+    /// # Errors
+    /// A unit this CPU lacks; AMX tiles around a kernel other than
+    /// `avx512`, or on an integer layer whose input width is no multiple
+    /// of 64 (a tile's row).
+    pub fn with_int8_unit(mut self, unit: Unit) -> Result<Self, LearnError> {
+        if !unit.available() {
+            return Err(LearnError::Environment(format!(
+                "this CPU cannot run integer products on {}",
+                int8::unit_name(self.kernel, unit)
+            )));
+        }
+        #[cfg(test)]
+        let emulated = unit == Unit::EmulatedTiles;
+        #[cfg(not(test))]
+        let emulated = false;
+        if unit == Unit::AmxTiles && self.kernel != Kernel::Avx512 {
+            return Err(LearnError::Environment(format!(
+                "AMX tiles run inside the avx512 kernel, not {}",
+                self.kernel.name()
+            )));
+        }
+        if unit == Unit::AmxTiles || emulated {
+            for (i, layer) in self.layers.iter().enumerate() {
+                if let Product::Int8(q) = &layer.product
+                    && !q.k.is_multiple_of(int8::tiles::TILE_K)
+                {
+                    return Err(LearnError::Environment(format!(
+                        "AMX tiles take layer inputs in rows of {}, and hidden layer {i} has {} inputs: use \
+                         CUBE_ORACLE_INT8_KERNEL=vector for this network",
+                        int8::tiles::TILE_K,
+                        q.k
+                    )));
+                }
+            }
+        }
+        self.int8_unit = unit;
+        Ok(self)
+    }
+
+    /// What multiplies the integers of an integer network.
+    #[must_use]
+    pub fn int8_unit(&self) -> Unit {
+        self.int8_unit
     }
 
     /// The kernel the products run on.
@@ -382,20 +434,46 @@ impl CompiledNet {
         kernel::sparse_rows(self.kernel, &scratch.nonzero, &first.weights, first.n, &first.epilogue(0), cur, ld);
 
         // The other layers: `cur` holds the input, `spare` the input of the
-        // open residual block.
+        // open residual block. AMX tiles are configured on this thread for
+        // the block's layers, and released after them.
+        #[cfg(target_arch = "x86_64")]
+        if self.int8_unit == Unit::AmxTiles {
+            crate::learn::amx::configure();
+        }
         for (i, layer) in self.layers.iter().enumerate().skip(1) {
             let residual = layer.closes_block.then_some(&**spare);
             match &layer.product {
-                Product::Int8(q) => self.dense_int8(
-                    layer,
-                    q,
-                    cur,
-                    residual,
-                    next,
-                    tiles * MR,
-                    &mut scratch.bytes,
-                    &mut scratch.row_scales,
-                ),
+                Product::Int8(q) => {
+                    let (bytes, scales, sums) = (&mut scratch.bytes, &mut scratch.row_scales, &mut scratch.sums);
+                    let rows = tiles * MR;
+                    match self.int8_unit {
+                        Unit::Vector => self.dense_int8(layer, q, cur, residual, next, rows, bytes, scales),
+                        #[cfg(target_arch = "x86_64")]
+                        Unit::AmxTiles => {
+                            // This thread's tiles were configured above.
+                            let mut amx = int8::tiles::Amx;
+                            self.dense_int8_tiles(&mut amx, layer, q, cur, residual, next, rows, bytes, scales, sums);
+                        }
+                        #[cfg(not(target_arch = "x86_64"))]
+                        Unit::AmxTiles => unreachable!("AMX is never available off x86-64"),
+                        #[cfg(test)]
+                        Unit::EmulatedTiles => {
+                            let mut emulated = int8::tiles::Emulated::default();
+                            self.dense_int8_tiles(
+                                &mut emulated,
+                                layer,
+                                q,
+                                cur,
+                                residual,
+                                next,
+                                rows,
+                                bytes,
+                                scales,
+                                sums,
+                            );
+                        }
+                    }
+                }
                 Product::Bf16(pairs) => {
                     let (pairs_buf, row) = (&mut scratch.pairs, &mut scratch.row_pairs);
                     self.dense_bf16(layer, pairs, cur, residual, next, tiles * MR, pairs_buf, row)
@@ -412,6 +490,10 @@ impl CompiledNet {
             } else {
                 std::mem::swap(&mut cur, &mut next);
             }
+        }
+        #[cfg(target_arch = "x86_64")]
+        if self.int8_unit == Unit::AmxTiles {
+            crate::learn::amx::release();
         }
         for (r, out) in y.chunks_exact_mut(d_out).enumerate() {
             out.copy_from_slice(&cur[r * ld..r * ld + d_out]);
@@ -543,6 +625,80 @@ impl CompiledNet {
 }
 
 impl CompiledNet {
+    /// [`CompiledNet::dense_int8`] on tiles: the `rows` input rows
+    /// quantised row after row (padded with zero rows to whole tiles), each
+    /// panel's integer sums formed for up to [`int8::tiles::ROW_TILES`]
+    /// row tiles at a time, then finished as the vector kernels finish
+    /// theirs.
+    #[allow(clippy::too_many_arguments)]
+    fn dense_int8_tiles<T: int8::tiles::Tiles>(
+        &self,
+        tiles: &mut T,
+        layer: &Layer,
+        q: &QuantLayer,
+        src: &[f32],
+        residual: Option<&[f32]>,
+        dst: &mut [f32],
+        rows: usize,
+        bytes: &mut Vec<u8>,
+        row_scales: &mut Vec<RowScale>,
+        sums: &mut Vec<i32>,
+    ) {
+        use int8::tiles::{ROW_TILES, TILE_ROWS};
+        let (k, n, ld) = (q.k, q.n, self.stride());
+        assert!(k <= ld && n <= ld && k.is_multiple_of(int8::tiles::TILE_K));
+        assert!(src.len() >= rows * ld && dst.len() >= rows * ld);
+        assert!(residual.is_none_or(|r| r.len() >= rows * ld));
+        // Row after row: the layout of the AVX2 and portable kernels (the
+        // same integers on every kernel).
+        let layout = match self.kernel {
+            Kernel::Avx512 | Kernel::Avx2Fma => Kernel::Avx2Fma,
+            Kernel::Portable => Kernel::Portable,
+        };
+        int8::quantize_rows(layout, src, ld, k, rows, bytes, row_scales);
+        let row_tiles = rows.div_ceil(TILE_ROWS);
+        bytes.resize(row_tiles * TILE_ROWS * k, 0);
+        bytes[rows * k..].fill(0);
+        sums.resize(row_tiles * TILE_ROWS * NR, 0);
+        for p in 0..n / NR {
+            for t in (0..row_tiles).step_by(ROW_TILES) {
+                let count = ROW_TILES.min(row_tiles - t);
+                // SAFETY: `bytes` holds `row_tiles` tiles of 16 rows of k
+                // bytes (resized above), k is a multiple of 64 (asserted),
+                // p < n / NR, `sums` holds every row tile's 256 integers;
+                // on AMX the caller configured this thread.
+                unsafe {
+                    int8::tiles::panel_sums(
+                        tiles,
+                        bytes[t * TILE_ROWS * k..].as_ptr(),
+                        q,
+                        p,
+                        count,
+                        &mut sums[t * TILE_ROWS * NR..],
+                    );
+                }
+            }
+            let res = residual.map_or(std::ptr::null(), |r| r[p * NR..].as_ptr());
+            // SAFETY: `sums` holds `rows` rows of NR; `dst` and `res` hold
+            // `rows` rows at stride ld from p·NR, with NR ≤ ld − p·NR; the
+            // epilogue's slices NR values from p·NR; the kernel was checked
+            // available when the network was compiled.
+            unsafe {
+                int8::finish(
+                    self.kernel,
+                    &sums[..rows * NR],
+                    &row_scales[..rows],
+                    q,
+                    p,
+                    &layer.epilogue(p * NR),
+                    res,
+                    dst[p * NR..].as_mut_ptr(),
+                    ld,
+                );
+            }
+        }
+    }
+
     /// [`CompiledNet::dense`] with bf16 pairs on the bf16 unit: the
     /// `rows` input rows rounded into pairs, packed tile by tile, then
     /// every tile of every panel.

@@ -8,82 +8,16 @@
 //! per block of 32 values of `k`, loads two `A` tiles (tmm4, tmm5) and two
 //! `B` tiles (tmm6, tmm7).
 //!
-//! Linux grants a process the tile data state only on request
-//! (`arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)`); [`available`]
-//! checks the CPU (CPUID) and makes that request once. Every thread loads
-//! the tile configuration before its first tile instruction
-//! ([`configure`]). Rust has no stable AMX intrinsics, so the instructions
-//! are inline assembly.
+//! The tile state (the OS's grant, the configuration every thread loads)
+//! is [`crate::learn::amx`]'s. Rust has no stable AMX intrinsics, so the
+//! instructions are inline assembly.
 
+pub(super) use crate::learn::amx::{configure, release};
 use std::arch::asm;
-use std::sync::OnceLock;
 
 /// Whether this CPU has AMX-BF16 and the OS granted the tile state.
 pub(super) fn available() -> bool {
-    static GRANTED: OnceLock<bool> = OnceLock::new();
-    *GRANTED.get_or_init(|| cpu_has_amx_bf16() && request_tile_state())
-}
-
-fn cpu_has_amx_bf16() -> bool {
-    use std::arch::x86_64::{__cpuid, __cpuid_count};
-    let max_leaf = __cpuid(0).eax;
-    if max_leaf < 7 {
-        return false;
-    }
-    let edx = __cpuid_count(7, 0).edx;
-    let (amx_bf16, amx_tile) = (edx & (1 << 22) != 0, edx & (1 << 24) != 0);
-    amx_bf16 && amx_tile
-}
-
-/// Asks Linux for the AMX tile data state (`arch_prctl`, code 0x1023,
-/// feature 18); true when it is granted.
-#[cfg(target_os = "linux")]
-fn request_tile_state() -> bool {
-    const ARCH_REQ_XCOMP_PERM: libc::c_long = 0x1023;
-    const XFEATURE_XTILEDATA: libc::c_long = 18;
-    // SAFETY: arch_prctl with ARCH_REQ_XCOMP_PERM only changes the
-    // process's permitted extended state; it reads no memory of ours.
-    let rc = unsafe { libc::syscall(libc::SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) };
-    rc == 0
-}
-
-#[cfg(not(target_os = "linux"))]
-fn request_tile_state() -> bool {
-    false
-}
-
-/// The `LDTILECFG` operand: palette 1, all eight tiles 16 rows × 64 bytes.
-#[repr(C, align(64))]
-struct TileConfig {
-    palette: u8,
-    start_row: u8,
-    reserved: [u8; 14],
-    colsb: [u16; 16],
-    rows: [u8; 16],
-}
-
-/// Entries past the eight tiles must be zero, or `LDTILECFG` faults.
-static CONFIG: TileConfig = TileConfig {
-    palette: 1,
-    start_row: 0,
-    reserved: [0; 14],
-    colsb: [64, 64, 64, 64, 64, 64, 64, 64, 0, 0, 0, 0, 0, 0, 0, 0],
-    rows: [16, 16, 16, 16, 16, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0],
-};
-
-/// Loads the tile configuration on this thread. Call before [`block`] on
-/// every thread that runs it, after [`available`] returned true.
-pub(super) fn configure() {
-    // SAFETY: `CONFIG` is a valid 64-byte palette-1 configuration; the
-    // caller checked `available` (the CPU has AMX and the state is granted).
-    unsafe { asm!("ldtilecfg [{}]", in(reg) &raw const CONFIG, options(nostack, readonly)) };
-}
-
-/// Releases this thread's tile state (so that context switches stop
-/// saving it).
-pub(super) fn release() {
-    // SAFETY: TILERELEASE is valid whenever AMX is available.
-    unsafe { asm!("tilerelease", options(nostack, nomem)) };
+    crate::learn::amx::granted().bf16
 }
 
 /// `C[32×32] = [A0; A1] · [B0 B1]` over `blocks` tile blocks, stored at
