@@ -39,6 +39,11 @@ for spec in $WIDTHS; do
     CUBE_ORACLE_INT8_KERNEL=$unit "$SOLVE" --run "$RUN" --testset "$work/first-$n.tsv" --beam-log2 "$k" --jobs 1 \
       --matmul "${matmul%-amx}" --out "$work/out" --label "w$k-$n-$matmul" >/dev/null 2>"$work/err" \
       || { tail -1 "$work/err" >&2; exit 1; }
+    # A solve from before AMX tiles ignores the variable: refuse its figures.
+    if [ "$unit" = amx ] && ! grep -q "int8 products on AMX-INT8" "$work/err"; then
+      echo "$SOLVE did not run int8 products on AMX tiles (built before them?): rebuild it" >&2
+      exit 1
+    fi
     python3 - "$work/out/w$k-$n-$matmul/summary.csv" "$k" "$n" "$matmul" <<'EOF'
 import csv, sys
 path, k, n, matmul = sys.argv[1:]
