@@ -68,6 +68,18 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// Whether it forms the sums on tiles (whose rows are
+    /// [`tiles::TILE_K`] inputs).
+    #[must_use]
+    pub fn on_tiles(self) -> bool {
+        match self {
+            Unit::Vector => false,
+            Unit::AmxTiles => true,
+            #[cfg(test)]
+            Unit::EmulatedTiles => true,
+        }
+    }
+
     /// Whether this CPU runs it (AMX tiles: AMX-INT8 granted by the OS,
     /// and the `avx512` kernel around them).
     #[must_use]
@@ -106,14 +118,14 @@ pub fn requested_unit(kernel: Kernel) -> Result<Unit, String> {
 pub fn unit_from(w: Option<&str>, kernel: Kernel) -> Result<Unit, String> {
     match w {
         None | Some("vector") => Ok(Unit::Vector),
-        Some("amx") if !Unit::AmxTiles.available() && kernel == Kernel::Avx512 => {
-            Err("CUBE_ORACLE_INT8_KERNEL=amx: this CPU has no AMX-INT8 (or the OS did not grant the tile state)".into())
-        }
         Some("amx") if kernel != Kernel::Avx512 => Err(format!(
             "CUBE_ORACLE_INT8_KERNEL=amx runs inside the avx512 kernel, and the f32 kernel is {} \
              (CUBE_ORACLE_F32_KERNEL, or the best this CPU runs)",
             kernel.name()
         )),
+        Some("amx") if !Unit::AmxTiles.available() => {
+            Err("CUBE_ORACLE_INT8_KERNEL=amx: this CPU has no AMX-INT8 (or the OS did not grant the tile state)".into())
+        }
         Some("amx") => Ok(Unit::AmxTiles),
         Some(w) => Err(format!(
             "CUBE_ORACLE_INT8_KERNEL={:?} is not a unit: use amx or vector",

@@ -203,14 +203,20 @@ struct Scratch {
     nonzero: kernel::Nonzeros,
     /// A layer's input, packed tile by tile for the kernel.
     packed: Floats,
-    /// An integer layer's input, row after row, and each row's scale.
-    bytes: Vec<u8>,
-    row_scales: Vec<RowScale>,
-    /// A panel's integer sums, formed on tiles.
-    sums: Vec<i32>,
+    /// An integer layer's buffers.
+    int8: Int8Scratch,
     /// A bf16 layer's input in pairs, tile by tile, and one row's pairs.
     pairs: Vec<u32>,
     row_pairs: Vec<u32>,
+}
+
+/// An integer layer's input as bytes (laid out as its unit reads them),
+/// each row's scale, and a panel's sums where they are formed on tiles.
+#[derive(Default)]
+struct Int8Scratch {
+    bytes: Vec<u8>,
+    row_scales: Vec<RowScale>,
+    sums: Vec<i32>,
 }
 
 thread_local! {
@@ -338,17 +344,13 @@ impl CompiledNet {
                 int8::unit_name(self.kernel, unit)
             )));
         }
-        #[cfg(test)]
-        let emulated = unit == Unit::EmulatedTiles;
-        #[cfg(not(test))]
-        let emulated = false;
         if unit == Unit::AmxTiles && self.kernel != Kernel::Avx512 {
             return Err(LearnError::Environment(format!(
                 "AMX tiles run inside the avx512 kernel, not {}",
                 self.kernel.name()
             )));
         }
-        if unit == Unit::AmxTiles || emulated {
+        if unit.on_tiles() {
             for (i, layer) in self.layers.iter().enumerate() {
                 if let Product::Int8(q) = &layer.product
                     && !q.k.is_multiple_of(int8::tiles::TILE_K)
@@ -443,37 +445,7 @@ impl CompiledNet {
         for (i, layer) in self.layers.iter().enumerate().skip(1) {
             let residual = layer.closes_block.then_some(&**spare);
             match &layer.product {
-                Product::Int8(q) => {
-                    let (bytes, scales, sums) = (&mut scratch.bytes, &mut scratch.row_scales, &mut scratch.sums);
-                    let rows = tiles * MR;
-                    match self.int8_unit {
-                        Unit::Vector => self.dense_int8(layer, q, cur, residual, next, rows, bytes, scales),
-                        #[cfg(target_arch = "x86_64")]
-                        Unit::AmxTiles => {
-                            // This thread's tiles were configured above.
-                            let mut amx = int8::tiles::Amx;
-                            self.dense_int8_tiles(&mut amx, layer, q, cur, residual, next, rows, bytes, scales, sums);
-                        }
-                        #[cfg(not(target_arch = "x86_64"))]
-                        Unit::AmxTiles => unreachable!("AMX is never available off x86-64"),
-                        #[cfg(test)]
-                        Unit::EmulatedTiles => {
-                            let mut emulated = int8::tiles::Emulated::default();
-                            self.dense_int8_tiles(
-                                &mut emulated,
-                                layer,
-                                q,
-                                cur,
-                                residual,
-                                next,
-                                rows,
-                                bytes,
-                                scales,
-                                sums,
-                            );
-                        }
-                    }
-                }
+                Product::Int8(q) => self.dense_int8(layer, q, cur, residual, next, tiles * MR, &mut scratch.int8),
                 Product::Bf16(pairs) => {
                     let (pairs_buf, row) = (&mut scratch.pairs, &mut scratch.row_pairs);
                     self.dense_bf16(layer, pairs, cur, residual, next, tiles * MR, pairs_buf, row)
@@ -577,8 +549,8 @@ impl CompiledNet {
         }
     }
 
-    /// [`CompiledNet::dense`] with integer products: each of `rows` input
-    /// rows quantised to bytes, then every integer tile of every panel.
+    /// [`CompiledNet::dense`] with integer products, on the network's
+    /// integer unit: the f32 kernel's instructions or tiles.
     #[allow(clippy::too_many_arguments)]
     fn dense_int8(
         &self,
@@ -588,13 +560,44 @@ impl CompiledNet {
         residual: Option<&[f32]>,
         dst: &mut [f32],
         rows: usize,
-        bytes: &mut Vec<u8>,
-        row_scales: &mut Vec<RowScale>,
+        scratch: &mut Int8Scratch,
     ) {
-        let (k, n, ld, mr) = (q.k, q.n, self.stride(), int8::tile_rows(self.kernel));
-        assert!(rows.is_multiple_of(mr) && k <= ld && n <= ld);
+        let ld = self.stride();
+        assert!(q.k <= ld && q.n <= ld);
         assert!(src.len() >= rows * ld && dst.len() >= rows * ld);
         assert!(residual.is_none_or(|r| r.len() >= rows * ld));
+        match self.int8_unit {
+            Unit::Vector => self.int8_vector(layer, q, src, residual, dst, rows, scratch),
+            // The thread's tiles were configured by `forward_block`.
+            #[cfg(target_arch = "x86_64")]
+            Unit::AmxTiles => self.int8_on_tiles(&mut int8::tiles::Amx, layer, q, src, residual, dst, rows, scratch),
+            #[cfg(not(target_arch = "x86_64"))]
+            Unit::AmxTiles => unreachable!("AMX is never available off x86-64"),
+            #[cfg(test)]
+            Unit::EmulatedTiles => {
+                let mut emulated = int8::tiles::Emulated::default();
+                self.int8_on_tiles(&mut emulated, layer, q, src, residual, dst, rows, scratch);
+            }
+        }
+    }
+
+    /// [`CompiledNet::dense_int8`] on the kernel's vector instructions:
+    /// each of `rows` input rows quantised to bytes, then every integer
+    /// tile of every panel.
+    #[allow(clippy::too_many_arguments)]
+    fn int8_vector(
+        &self,
+        layer: &Layer,
+        q: &QuantLayer,
+        src: &[f32],
+        residual: Option<&[f32]>,
+        dst: &mut [f32],
+        rows: usize,
+        scratch: &mut Int8Scratch,
+    ) {
+        let (k, n, ld, mr) = (q.k, q.n, self.stride(), int8::tile_rows(self.kernel));
+        assert!(rows.is_multiple_of(mr));
+        let Int8Scratch { bytes, row_scales, .. } = scratch;
         int8::quantize_rows(self.kernel, src, ld, k, rows, bytes, row_scales);
         for p in 0..n / NR {
             let epi = layer.epilogue(p * NR);
@@ -631,7 +634,7 @@ impl CompiledNet {
     /// row tiles at a time, then finished as the vector kernels finish
     /// theirs.
     #[allow(clippy::too_many_arguments)]
-    fn dense_int8_tiles<T: int8::tiles::Tiles>(
+    fn int8_on_tiles<T: int8::tiles::Tiles>(
         &self,
         tiles: &mut T,
         layer: &Layer,
@@ -640,15 +643,12 @@ impl CompiledNet {
         residual: Option<&[f32]>,
         dst: &mut [f32],
         rows: usize,
-        bytes: &mut Vec<u8>,
-        row_scales: &mut Vec<RowScale>,
-        sums: &mut Vec<i32>,
+        scratch: &mut Int8Scratch,
     ) {
         use int8::tiles::{ROW_TILES, TILE_ROWS};
         let (k, n, ld) = (q.k, q.n, self.stride());
-        assert!(k <= ld && n <= ld && k.is_multiple_of(int8::tiles::TILE_K));
-        assert!(src.len() >= rows * ld && dst.len() >= rows * ld);
-        assert!(residual.is_none_or(|r| r.len() >= rows * ld));
+        assert!(k.is_multiple_of(int8::tiles::TILE_K));
+        let Int8Scratch { bytes, row_scales, sums } = scratch;
         // Row after row: the layout of the AVX2 and portable kernels (the
         // same integers on every kernel).
         let layout = match self.kernel {
