@@ -10,6 +10,7 @@
 #   WIDTHS="10:100" bash benches/solve_speed.sh                   # 2^10 on the first 100 cubes
 #   MATMULS="f32 bf16" bash benches/solve_speed.sh                # both precisions
 #   MATMULS="int8 int8-amx" bash benches/solve_speed.sh           # int8 on vector instructions and on AMX tiles (the same moves expected)
+#   MATMULS="bf16 bf16-avx512" bash benches/solve_speed.sh        # on an AMX CPU: burn's AMX GEMM against vdpbf16ps
 #   bash benches/solve_speed.sh > benches/results/solve-speed-<cpu>-<date>.txt
 #
 # Prints the CPU (model, family, model number and its vector flags) first,
@@ -27,18 +28,25 @@ tsv=data/cube3-deepcubea-test-1000.tsv
 flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -E '^(avx2|fma|avx512f|avx512_bf16|avx512_vnni|avx_vnni|amx_bf16|amx_int8|amx_tile)$' | tr '\n' ' ')
 echo "# CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | xargs), model $(grep -m1 -E '^model\s' /proc/cpuinfo | cut -d: -f2 | xargs); flags: $flags; $(nproc) threads"
 echo "# run: $RUN; commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+failed=0
 echo "width,cubes,matmul,s_per_search,mean_length,solved_pct,optimal_pct,forwards_per_search,forwards_per_s"
 for spec in $WIDTHS; do
   k=${spec%%:*}
   n=${spec#*:}
   (head -1 $tsv; sed -n "2,$((n + 1))p" $tsv) > "$work/first-$n.tsv"
   for matmul in $MATMULS; do
-    # int8-amx: integer products on AMX tiles (CUBE_ORACLE_INT8_KERNEL=amx).
-    unit=vector
-    [ "$matmul" = int8-amx ] && unit=amx
-    CUBE_ORACLE_INT8_KERNEL=$unit "$SOLVE" --run "$RUN" --testset "$work/first-$n.tsv" --beam-log2 "$k" --jobs 1 \
-      --matmul "${matmul%-amx}" --out "$work/out" --label "w$k-$n-$matmul" >/dev/null 2>"$work/err" \
-      || { tail -1 "$work/err" >&2; exit 1; }
+    # int8-amx: integer products on AMX tiles (CUBE_ORACLE_INT8_KERNEL=amx);
+    # bf16-avx512: bf16 products on vdpbf16ps even where the CPU has AMX
+    # (CUBE_ORACLE_BF16_KERNEL=avx512-bf16).
+    unit=vector bf16=
+    case "$matmul" in
+      int8-amx) unit=amx ;;
+      bf16-avx512) bf16=avx512-bf16 ;;
+    esac
+    # A failed row is reported and the others still run; the exit status says so.
+    env CUBE_ORACLE_INT8_KERNEL=$unit ${bf16:+CUBE_ORACLE_BF16_KERNEL=$bf16} "$SOLVE" --run "$RUN" --testset "$work/first-$n.tsv" --beam-log2 "$k" --jobs 1 \
+      --matmul "${matmul%-*}" --out "$work/out" --label "w$k-$n-$matmul" >/dev/null 2>"$work/err" \
+      || { echo "# 2^$k $matmul failed: $(tail -1 "$work/err")"; failed=1; continue; }
     # A solve from before AMX tiles ignores the variable: refuse its figures.
     if [ "$unit" = amx ] && ! grep -q "int8 products on AMX-INT8" "$work/err"; then
       echo "$SOLVE did not run int8 products on AMX tiles (built before them?): rebuild it" >&2
@@ -65,3 +73,4 @@ print(f"# 2^{sys.argv[3]}: int8 on AMX tiles found the same moves as int8 on vec
 EOF
   fi
 done
+exit "$failed"

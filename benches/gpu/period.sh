@@ -34,7 +34,7 @@ if [ -n "${CPU_POINT:-}" ] && [ -z "${POINTS:-}" ]; then
 fi
 pack() {
   cp target/gpu/*.log target/gpu/*.csv "$OUT/bundle/" 2>/dev/null
-  for f in adapter.txt mixed-bench.txt study-cpu.log solve-speed-amx.txt study-points.tar pieces.tar study.log study-gpu-util.csv; do
+  for f in adapter.txt mixed-bench.txt study-cpu.log solve-speed-amx.txt amx-lib-tests.txt cpu-peaks.txt inference-vs-pytorch-amx.txt study-points.tar pieces.tar study.log study-gpu-util.csv; do
     [ -e "$OUT/$f" ] && mv "$OUT/$f" "$OUT/bundle/"
   done
   rm -f "$OUT/vulkaninfo.txt"
@@ -79,14 +79,34 @@ if [ -n "${POINTS:-}" ]; then
     exit 1
   fi
 fi
-# On a host with AMX, the CPU solve speed on two of its cores (CPU_BENCH=
-# "14,15"), f32, bf16 and int8 products (int8 on vector instructions and on
-# AMX tiles, whose moves must match), while the GPU trains.
-if [ -n "${CPU_BENCH:-}" ] && grep -qw amx_tile /proc/cpuinfo; then
-  SOLVE=/tmp/gpubin/solve WIDTHS="10:10 14:2" MATMULS="f32 bf16 int8 int8-amx" \
-    taskset -c "$CPU_BENCH" bash benches/solve_speed.sh 2>&1 | tee "$OUT/solve-speed-amx.txt"
-fi
 [ -n "${SPEC:-}" ] && ONLY_DEVICE=gpu bash benches/gpu/device.sh search-start
+# On a host with AMX, CPU checks on two of its cores (CPU_BENCH="0,1"),
+# while the GPU trains or searches: the library's unit tests with int8 on
+# AMX tiles and every bf16 kernel required, the measured peaks, and
+# `solve`'s speed (f32; bf16 on burn's AMX GEMM and on vdpbf16ps; int8 on
+# vector instructions and on AMX tiles, whose moves must match), each only
+# where pack.sh packed what it needs (lib-tests, train_throughput); then,
+# with the inference bench packed, inference against PyTorch on the same
+# cores (INFER_ROUNDS rounds, default 2).
+if [ -n "${CPU_BENCH:-}" ] && grep -qw amx_tile /proc/cpuinfo; then
+  # The unit tests find the repository through the build machine's path.
+  mkdir -p /work && [ -e /work/main ] || ln -s "$PWD" /work/main
+  if [ -x /tmp/gpubin/lib-tests ]; then
+    CUBE_ORACLE_INT8_KERNEL=amx CUBE_ORACLE_TEST_KERNELS=amx,avx512-bf16 \
+      timeout 240 taskset -c "$CPU_BENCH" /tmp/gpubin/lib-tests --test-threads 2 >"$OUT/amx-lib-tests.txt" 2>&1
+    echo "lib-tests exit $?" >>"$OUT/amx-lib-tests.txt"
+    tail -n 3 "$OUT/amx-lib-tests.txt"
+  fi
+  [ -x /tmp/gpubin/train_throughput ] && CUBE_ORACLE_THREADS=2 taskset -c "$CPU_BENCH" \
+    /tmp/gpubin/train_throughput --peak 2>&1 | tee "$OUT/cpu-peaks.txt"
+  SOLVE=/tmp/gpubin/solve WIDTHS="${BENCH_WIDTHS:-10:10 14:2}" MATMULS="f32 bf16 bf16-avx512 int8 int8-amx" \
+    taskset -c "$CPU_BENCH" bash benches/solve_speed.sh 2>&1 | tee "$OUT/solve-speed-amx.txt"
+  # Stopped a minute before the deadline at the latest, so the rest is packed.
+  left=$((SECS - SECONDS - 60))
+  [ -x /tmp/gpubin/inference ] && [ $left -gt 0 ] && BENCH=/tmp/gpubin/inference PYTHON=python3 \
+    MATMULS="f32 bf16 int8 int8-amx" SECONDS_EACH=1.5 timeout "$left" taskset -c "$CPU_BENCH" \
+    bash benches/inference_vs_pytorch.sh runs/cube3-q-long "${INFER_ROUNDS:-2}" >"$OUT/inference-vs-pytorch-amx.txt" 2>&1
+fi
 # Leave about 40 s to stop, checkpoint and pack.
 left=$((SECS - SECONDS - 40))
 if [ -n "${POINTS:-}" ]; then
