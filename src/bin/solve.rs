@@ -658,12 +658,8 @@ fn run_oracle(opts: &SolveOptions) -> anyhow::Result<PathBuf> {
             let route = cube_oracle::learn::inference::Bf16Route::resolve().map_err(anyhow::Error::msg)?;
             eprintln!("bf16 products on {}", route.describe());
         }
-        (Matmul::Int8, None | Some(DeviceKind::Cpu)) => {
-            if let Some(kernel) = cube_oracle::learn::compiled::int8::describe().map_err(anyhow::Error::msg)? {
-                eprintln!("int8 products on {kernel}");
-            }
-        }
-        (Matmul::F32, _) | (Matmul::Bf16 | Matmul::Int8, Some(DeviceKind::Gpu)) => {}
+        // int8: the search says where the integers are multiplied once the network is built.
+        (Matmul::F32 | Matmul::Int8, _) | (Matmul::Bf16, Some(DeviceKind::Gpu)) => {}
     }
     Ok(solve::run(opts)?)
 }

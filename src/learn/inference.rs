@@ -255,8 +255,8 @@ impl NetOracle {
             return Err(LearnError::MatmulDevice { matmul: matmul.name(), device: self.device_kind.name() });
         }
         // The compiled network wanted, if any: its kernel and products,
-        // and what multiplies the integers.
-        let mut unit = compiled::int8::Unit::Vector;
+        // and what multiplies the integers (`None`: the best for the network).
+        let mut unit = Some(compiled::int8::Unit::Vector);
         let wanted = match matmul {
             Matmul::F32 => self.kernel.map(|k| (k, Products::F32)),
             Matmul::Int8 => match self.kernel {
@@ -283,13 +283,16 @@ impl NetOracle {
             }
         };
         if let Some((kernel, products)) = wanted
-            && self
-                .compiled
-                .as_ref()
-                .is_none_or(|c| (c.kernel(), c.products(), c.int8_unit()) != (kernel, products, unit))
+            && self.compiled.as_ref().is_none_or(|c| {
+                (c.kernel(), c.products()) != (kernel, products) || unit.is_some_and(|u| u != c.int8_unit())
+            })
         {
             let outputs = self.kind.outputs(self.moves);
-            let net = compile(&self.net, &self.config, self.inputs, outputs, kernel, products)?.with_int8_unit(unit)?;
+            let net = compile(&self.net, &self.config, self.inputs, outputs, kernel, products)?;
+            let net = match unit {
+                Some(unit) => net.with_int8_unit(unit)?,
+                None => net.with_best_int8_unit(),
+            };
             self.compiled = Some(Arc::new(net));
         }
         // burn's own forward: bf16 where the route is burn's, else f32.
@@ -326,6 +329,17 @@ impl NetOracle {
         self.device_kind
     }
 
+    /// What multiplies the integers of `--matmul int8` (the compiled
+    /// network's unit, in words: `AMX-INT8 (tdpbusd)`, `AVX512-VNNI
+    /// (vpdpbusd)`, ...); `None` for f32 and bf16 products.
+    #[must_use]
+    pub fn int8_unit(&self) -> Option<&'static str> {
+        match self.matmul {
+            Matmul::Int8 => self.serving().map(|c| compiled::int8::unit_name(c.kernel(), c.int8_unit())),
+            Matmul::F32 | Matmul::Bf16 => None,
+        }
+    }
+
     /// What computes the hidden layers' products, in words: the engine
     /// ([`NetOracle::engine`]) and, for bf16 or int8, the unit or kernel.
     #[must_use]
@@ -338,13 +352,7 @@ impl NetOracle {
                     format!("bf16 on burn ({})", crate::learn::mixed::describe())
                 }
             },
-            Matmul::Int8 => {
-                format!(
-                    "int8 on {} ({})",
-                    self.engine(),
-                    compiled::int8::describe().ok().flatten().unwrap_or("no integer kernel")
-                )
-            }
+            Matmul::Int8 => format!("int8 on {} ({})", self.engine(), self.int8_unit().unwrap_or("no integer kernel")),
         }
     }
 }
@@ -757,9 +765,17 @@ mod tests {
             assert_eq!(forward(&tiles, ROWS, 0), want, "{unit:?} against {}", kernel.name());
             assert_eq!(forward(&tiles, 1, 3), want[3 * outputs..4 * outputs], "{unit:?}: one row alone");
             if unit == Unit::AmxTiles {
+                // Unset, the oracle takes the tiles too: this network's layers fit them.
                 let through = oracle.clone().with_matmul(Matmul::Int8).expect("int8 on the CPU");
-                let amx = asked.as_deref() == Some("amx");
-                assert_eq!(through.serving().map(CompiledNet::int8_unit), Some(if amx { unit } else { Unit::Vector }));
+                let vector = asked.as_deref() == Some("vector");
+                assert_eq!(
+                    through.serving().map(CompiledNet::int8_unit),
+                    Some(if vector { Unit::Vector } else { unit })
+                );
+                assert_eq!(
+                    through.int8_unit(),
+                    Some(int8::unit_name(Kernel::Avx512, through.serving().unwrap().int8_unit()))
+                );
             }
         }
 
@@ -770,10 +786,17 @@ mod tests {
             .err()
             .expect("80 inputs refused");
         assert!(err.to_string().contains("hidden layer 1 has 80 inputs"), "{err}");
+        // Where the unit is left to the network, one the tiles do not fit
+        // keeps the vector instructions; asked for, the tiles are refused.
+        let through = narrow.clone().with_matmul(Matmul::Int8);
+        match asked.as_deref() {
+            Some("amx") => assert!(through.err().expect("refused").to_string().contains("80 inputs")),
+            _ => assert_eq!(through.expect("int8").serving().map(CompiledNet::int8_unit), Some(Unit::Vector)),
+        }
         let err = net(Kernel::Portable, Unit::AmxTiles).err().expect("AMX around the portable kernel refused");
         assert!(err.to_string().contains("AMX"), "{err}");
-        assert_eq!(int8::unit_from(None, Kernel::Portable), Ok(Unit::Vector));
-        assert_eq!(int8::unit_from(Some("vector"), Kernel::Avx2Fma), Ok(Unit::Vector));
+        assert_eq!(int8::unit_from(None, Kernel::Portable), Ok(None));
+        assert_eq!(int8::unit_from(Some("vector"), Kernel::Avx2Fma), Ok(Some(Unit::Vector)));
         let err = int8::unit_from(Some("amx"), Kernel::Avx2Fma).unwrap_err();
         assert!(err.contains("CUBE_ORACLE_INT8_KERNEL=amx") && err.contains("avx2"), "{err}");
         let err = int8::unit_from(Some("tiles"), Kernel::Avx512).unwrap_err();

@@ -155,6 +155,11 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
     // search at 2^14 went to page faults before; docs/solving.md).
     crate::learn::backend::tune_allocator();
     let oracle = NetOracle::load(&opts.run_dir, opts.checkpoint.as_deref(), opts.device)?.with_matmul(opts.matmul)?;
+    // Where the integers are multiplied depends on the network too (AMX
+    // tiles take whole rows of 64 inputs), so it is said once it is built.
+    if let Some(unit) = oracle.int8_unit() {
+        eprintln!("int8 products on {unit}");
+    }
     let trained = oracle.config.puzzle()?;
     if let Some(kind) = opts.puzzle
         && kind != trained.kind()

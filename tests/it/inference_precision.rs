@@ -270,8 +270,9 @@ fn int8_products_solve_as_f32_does() {
     let f32_kernel = asked
         .as_deref()
         .map_or(Kernel::best(), |k| Kernel::ALL.into_iter().find(|c| c.name() == k).expect("a kernel named above"));
-    // What multiplies the integers: CUBE_ORACLE_INT8_KERNEL's unit (AMX tiles, asked for, must exist).
-    let unit = int8::requested_unit(f32_kernel).unwrap_or_else(|why| panic!("{why}"));
+    // What multiplies the integers: CUBE_ORACLE_INT8_KERNEL's unit (AMX tiles, asked for, must exist);
+    // unset, the vector instructions are checked here (the default's choice is the library's tests').
+    let unit = int8::requested_unit(f32_kernel).unwrap_or_else(|why| panic!("{why}")).unwrap_or(int8::Unit::Vector);
     let kernel = int8::unit_name(f32_kernel, unit);
     let unit_var = if unit == int8::Unit::AmxTiles { "amx" } else { "vector" };
     let mut env: Vec<(&str, &str)> = asked.as_deref().map(|k| ("CUBE_ORACLE_F32_KERNEL", k)).into_iter().collect();

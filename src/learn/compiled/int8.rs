@@ -97,13 +97,15 @@ impl Unit {
 }
 
 /// The unit `CUBE_ORACLE_INT8_KERNEL` asks for, around the f32 kernel
-/// `kernel`: unset or `vector`, the kernel's own instructions; `amx`, AMX
-/// tiles.
+/// `kernel`: `vector`, the kernel's own instructions; `amx`, AMX tiles;
+/// `None` where it is unset, so that the network picks
+/// ([`super::CompiledNet::with_best_int8_unit`]: AMX tiles where the CPU
+/// has them and the network's layers fit them, else `vector`).
 ///
 /// # Errors
 /// Another value, `amx` on a CPU without AMX-INT8 (or where the OS refused
 /// the tile state), or `amx` with a kernel other than `avx512`.
-pub fn requested_unit(kernel: Kernel) -> Result<Unit, String> {
+pub fn requested_unit(kernel: Kernel) -> Result<Option<Unit>, String> {
     match std::env::var("CUBE_ORACLE_INT8_KERNEL") {
         Err(std::env::VarError::NotPresent) => unit_from(None, kernel),
         Err(std::env::VarError::NotUnicode(_)) => Err("CUBE_ORACLE_INT8_KERNEL is not UTF-8: use amx or vector".into()),
@@ -115,9 +117,10 @@ pub fn requested_unit(kernel: Kernel) -> Result<Unit, String> {
 ///
 /// # Errors
 /// As [`requested_unit`].
-pub fn unit_from(w: Option<&str>, kernel: Kernel) -> Result<Unit, String> {
+pub fn unit_from(w: Option<&str>, kernel: Kernel) -> Result<Option<Unit>, String> {
     match w {
-        None | Some("vector") => Ok(Unit::Vector),
+        None => Ok(None),
+        Some("vector") => Ok(Some(Unit::Vector)),
         Some("amx") if kernel != Kernel::Avx512 => Err(format!(
             "CUBE_ORACLE_INT8_KERNEL=amx runs inside the avx512 kernel, and the f32 kernel is {} \
              (CUBE_ORACLE_F32_KERNEL, or the best this CPU runs)",
@@ -126,7 +129,7 @@ pub fn unit_from(w: Option<&str>, kernel: Kernel) -> Result<Unit, String> {
         Some("amx") if !Unit::AmxTiles.available() => {
             Err("CUBE_ORACLE_INT8_KERNEL=amx: this CPU has no AMX-INT8 (or the OS did not grant the tile state)".into())
         }
-        Some("amx") => Ok(Unit::AmxTiles),
+        Some("amx") => Ok(Some(Unit::AmxTiles)),
         Some(w) => Err(format!(
             "CUBE_ORACLE_INT8_KERNEL={:?} is not a unit: use amx or vector",
             w.chars().take(40).collect::<String>()
@@ -390,20 +393,6 @@ pub unsafe fn finish(
         // SAFETY: the caller's contract.
         _ => unsafe { finish_portable(&sums[..rows.len()], rows, scale, colsum, epi, res, c, ldc) },
     }
-}
-
-/// What runs integer products where `CUBE_ORACLE_F32_KERNEL` leaves the
-/// choice (or its request, when it names one this CPU runs); `None` where
-/// it asks for burn's path or for nothing this CPU runs (`solve` then
-/// refuses `--matmul int8`), with what multiplies the integers
-/// (`CUBE_ORACLE_INT8_KERNEL`).
-///
-/// # Errors
-/// `CUBE_ORACLE_INT8_KERNEL` asks for no unit, or for one this CPU (or the
-/// kernel around it) cannot run ([`requested_unit`]).
-pub fn describe() -> Result<Option<&'static str>, String> {
-    let Some(kernel) = super::requested().ok().flatten() else { return Ok(None) };
-    Ok(Some(unit_name(kernel, requested_unit(kernel)?)))
 }
 
 /// What runs integer products on `kernel` with `unit`.

@@ -350,22 +350,38 @@ impl CompiledNet {
                 self.kernel.name()
             )));
         }
-        if unit.on_tiles() {
-            for (i, layer) in self.layers.iter().enumerate() {
-                if let Product::Int8(q) = &layer.product
-                    && !q.k.is_multiple_of(int8::tiles::TILE_K)
-                {
-                    return Err(LearnError::Environment(format!(
-                        "AMX tiles take layer inputs in rows of {}, and hidden layer {i} has {} inputs: use \
-                         CUBE_ORACLE_INT8_KERNEL=vector for this network",
-                        int8::tiles::TILE_K,
-                        q.k
-                    )));
-                }
-            }
+        if unit.on_tiles()
+            && let Some((i, k)) = self.misfit_for_tiles()
+        {
+            return Err(LearnError::Environment(format!(
+                "AMX tiles take layer inputs in rows of {}, and hidden layer {i} has {k} inputs: use \
+                 CUBE_ORACLE_INT8_KERNEL=vector for this network",
+                int8::tiles::TILE_K,
+            )));
         }
         self.int8_unit = unit;
         Ok(self)
+    }
+
+    /// The same network with its integer products on the best unit for it
+    /// where `CUBE_ORACLE_INT8_KERNEL` is unset: AMX tiles where the CPU
+    /// has AMX-INT8, the kernel is `avx512` and every integer layer's
+    /// input width is a multiple of a tile's row; else the kernel's own
+    /// vector instructions.
+    #[must_use]
+    pub fn with_best_int8_unit(mut self) -> Self {
+        let tiles = self.kernel == Kernel::Avx512 && Unit::AmxTiles.available() && self.misfit_for_tiles().is_none();
+        self.int8_unit = if tiles { Unit::AmxTiles } else { Unit::Vector };
+        self
+    }
+
+    /// The first integer layer (its index and input width) whose inputs
+    /// do not come in whole tile rows, if any.
+    fn misfit_for_tiles(&self) -> Option<(usize, usize)> {
+        self.layers.iter().enumerate().find_map(|(i, layer)| match &layer.product {
+            Product::Int8(q) if !q.k.is_multiple_of(int8::tiles::TILE_K) => Some((i, q.k)),
+            _ => None,
+        })
     }
 
     /// What multiplies the integers of an integer network.
