@@ -89,9 +89,9 @@ fi
 # with the inference bench packed, inference against PyTorch on the same
 # cores (INFER_ROUNDS rounds, default 2).
 if [ -n "${CPU_BENCH:-}" ] && grep -qw amx_tile /proc/cpuinfo; then
-  # The unit tests find the repository through the build machine's path.
-  mkdir -p /work && [ -e /work/main ] || ln -s "$PWD" /work/main
   if [ -x /tmp/gpubin/lib-tests ]; then
+    # The unit tests find the repository through the build machine's path.
+    [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
     CUBE_ORACLE_INT8_KERNEL=amx CUBE_ORACLE_TEST_KERNELS=amx,avx512-bf16 \
       timeout 240 taskset -c "$CPU_BENCH" /tmp/gpubin/lib-tests --test-threads 2 >"$OUT/amx-lib-tests.txt" 2>&1
     echo "lib-tests exit $?" >>"$OUT/amx-lib-tests.txt"

@@ -768,14 +768,9 @@ mod tests {
                 // Unset, the oracle takes the tiles too: this network's layers fit them.
                 let through = oracle.clone().with_matmul(Matmul::Int8).expect("int8 on the CPU");
                 let vector = asked.as_deref() == Some("vector");
-                assert_eq!(
-                    through.serving().map(CompiledNet::int8_unit),
-                    Some(if vector { Unit::Vector } else { unit })
-                );
-                assert_eq!(
-                    through.int8_unit(),
-                    Some(int8::unit_name(Kernel::Avx512, through.serving().unwrap().int8_unit()))
-                );
+                let ran = through.serving().map(CompiledNet::int8_unit).expect("a compiled network");
+                assert_eq!(ran, if vector { Unit::Vector } else { unit });
+                assert_eq!(through.int8_unit(), Some(int8::unit_name(Kernel::Avx512, ran)));
             }
         }
 
