@@ -8,7 +8,9 @@
 //! each of 16 f32 lanes: 32 multiply-adds per instruction, twice the f32
 //! FMA's. A layer's weights are stored as panels of pairs
 //! ([`PairLayer`]); its input rows are rounded into pairs once per layer
-//! ([`round_row`]) and each row's pair is broadcast to the lanes. Where a
+//! ([`round_row`]) and each row's pair is broadcast to the lanes, once
+//! for two panels where the layer has another ([`tile_pair`]: twelve rows
+//! × 32 columns in 24 registers, half a broadcast per product). Where a
 //! CPU has no bf16 unit, the same function runs on the f32 kernels with
 //! rounded operands (the network rounds its weights at load and each
 //! layer's input as it packs it); the sums then differ by float rounding
@@ -21,7 +23,7 @@ use super::kernel::{Epilogue, Kernel, NR};
 use crate::learn::gemm::bf16_bits;
 
 /// Rows of one bf16 register tile on AVX-512: twelve rows × one 16-lane
-/// vector of sums.
+/// vector of sums per panel.
 pub const MR: usize = 12;
 
 /// One dense layer's weights as bf16 pairs.
@@ -108,7 +110,33 @@ pub unsafe fn tile(
     let half = layer.k / 2;
     let panel = &layer.pairs[p * half * NR..(p + 1) * half * NR];
     // SAFETY: the caller's contract.
-    unsafe { avx512::tile(x, panel, half, epi, res, c, ldc) }
+    unsafe { avx512::tile::<1>(x, panel, half, epi, res, c, ldc) }
+}
+
+/// [`tile`] for the two panels `p` and `p + 1` of `layer`, the 32
+/// columns from `p · NR` (`epi`'s slices, `c` and `res` start at the
+/// first): the same sums as two calls of [`tile`], each row's pair
+/// broadcast once for both panels.
+///
+/// # Safety
+/// As [`tile`], for both panels: `p + 1 < layer.n / NR`, 32 columns in
+/// `c`, `res` and the epilogue's slices.
+#[allow(clippy::too_many_arguments)]
+#[cfg(target_arch = "x86_64")]
+pub unsafe fn tile_pair(
+    x: *const u32,
+    layer: &PairLayer,
+    p: usize,
+    epi: &Epilogue<'_>,
+    res: *const f32,
+    c: *mut f32,
+    ldc: usize,
+) {
+    assert!(p + 1 < layer.n / NR && epi.bias.len() >= 2 * NR && epi.scale.len() >= 2 * NR && epi.shift.len() >= 2 * NR);
+    let half = layer.k / 2;
+    let panels = &layer.pairs[p * half * NR..(p + 2) * half * NR];
+    // SAFETY: the caller's contract, for both panels (checked above).
+    unsafe { avx512::tile::<2>(x, panels, half, epi, res, c, ldc) }
 }
 
 /// The [`MR`] rows of a tile (`rows[r]`, each `k` values at stride `ld`
@@ -137,34 +165,44 @@ mod avx512 {
         _mm512_set1_epi32, _mm512_setzero_ps, _mm512_storeu_si512,
     };
 
+    /// [`super::tile`] (`N` = 1) and [`super::tile_pair`] (`N` = 2) on
+    /// `vdpbf16ps`: [`MR`] rows × `N` panels of sums in registers, each
+    /// row's pair broadcast once for all `N`, then each panel's epilogue.
     #[allow(clippy::too_many_arguments)]
     #[target_feature(enable = "avx512f,avx512bw,avx512bf16")]
-    pub(super) unsafe fn tile(
+    pub(super) unsafe fn tile<const N: usize>(
         x: *const u32,
-        panel: &[u32],
+        panels: &[u32],
         half: usize,
         epi: &Epilogue<'_>,
         res: *const f32,
         c: *mut f32,
         ldc: usize,
     ) {
-        // SAFETY: the caller's bounds (`super::tile`): half × MR pairs, a
-        // panel of half × 16 pairs, 16 values in every per-column slice,
-        // MR rows of 16 floats in `c` and `res`.
+        // SAFETY: the caller's bounds (`super::tile`, `super::tile_pair`):
+        // half × MR pairs, N panels of half × 16 pairs, 16·N values in
+        // every per-column slice, MR rows of 16·N floats in `c` and `res`.
         unsafe {
-            let mut acc = [_mm512_setzero_ps(); MR];
-            let w = panel.as_ptr();
+            let mut acc = [[_mm512_setzero_ps(); MR]; N];
+            let w = panels.as_ptr();
             for g in 0..half {
-                let wg: __m512bh = std::mem::transmute::<__m512i, __m512bh>(_mm512_loadu_si512(w.add(g * 16).cast()));
+                let wg: [__m512bh; N] = std::array::from_fn(|h| {
+                    std::mem::transmute::<__m512i, __m512bh>(_mm512_loadu_si512(w.add((h * half + g) * 16).cast()))
+                });
                 let xg = x.add(g * MR);
-                for (r, s) in acc.iter_mut().enumerate() {
-                    // The broadcast operand last: it can be the instruction's memory operand.
+                for r in 0..MR {
                     let b = std::mem::transmute::<__m512i, __m512bh>(_mm512_set1_epi32(*xg.add(r) as i32));
-                    *s = _mm512_dpbf16_ps(*s, wg, b);
+                    for (sums, &wg) in acc.iter_mut().zip(&wg) {
+                        sums[r] = _mm512_dpbf16_ps(sums[r], wg, b);
+                    }
                 }
             }
-            for (r, &v) in acc.iter().enumerate() {
-                finish_store(v, epi, res, c, r, ldc);
+            for (h, sums) in acc.iter().enumerate() {
+                let at = h * 16;
+                let res = if res.is_null() { res } else { res.add(at) };
+                for (r, &v) in sums.iter().enumerate() {
+                    finish_store(v, &epi.from(at), res, c.add(at), r, ldc);
+                }
             }
         }
     }

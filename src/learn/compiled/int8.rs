@@ -19,7 +19,9 @@
 //! integers are multiplied by `vpdpbusd`, which sums four byte products
 //! straight into a 32-bit lane (no 16-bit step, so 8-bit inputs would fit
 //! too; they stay 7-bit so that every kernel computes the same sums), 64
-//! multiply-adds per instruction.
+//! multiply-adds per instruction, and each row's four bytes are broadcast
+//! once for two panels ([`tile_pair`]: twelve rows × 32 columns in 24
+//! registers), so that a product costs half a load.
 //!
 //! The first (one-hot) layer and the head stay f32: the first is a sum of
 //! weight rows already, and the head's 12 outputs are the Q-values the
@@ -301,7 +303,7 @@ pub unsafe fn tile(
         // SAFETY: the caller's contract, and the CPU has AVX-512 VNNI;
         // `rows` is one tile (asserted).
         Kernel::Avx512 => unsafe {
-            avx512::tile(u, rows.try_into().expect("12 rows"), panel, quads, scale, colsum, epi, res, c, ldc)
+            avx512::tile::<1>(u, rows.try_into().expect("12 rows"), panel, quads, scale, colsum, epi, res, c, ldc)
         },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: the caller's contract, and the CPU has AVX2 and FMA.
@@ -324,6 +326,55 @@ pub unsafe fn tile(
             }
             // SAFETY: the caller's contract.
             unsafe { finish_portable(&sums, rows, scale, colsum, epi, res, c, ldc) };
+        }
+    }
+}
+
+/// [`tile`] for the two panels `p` and `p + 1` of `layer`, the 32
+/// columns from `p · NR` (`epi`'s slices, `c` and `res` start at the
+/// first): the same sums and floats as two calls of [`tile`]. On AVX-512
+/// each row's broadcast feeds both panels' `vpdpbusd`, 24 accumulators
+/// in registers, so the loads per product halve; elsewhere it is the two
+/// calls.
+///
+/// # Safety
+/// As [`tile`], for both panels: `p + 1 < layer.n / NR`, 32 columns in
+/// `c`, `res` and the epilogue's slices.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn tile_pair(
+    kernel: Kernel,
+    u: *const u8,
+    ldu: usize,
+    rows: &[RowScale],
+    layer: &QuantLayer,
+    p: usize,
+    epi: &Epilogue<'_>,
+    res: *const f32,
+    c: *mut f32,
+    ldc: usize,
+) {
+    assert!(p + 1 < layer.n / NR && epi.bias.len() >= 2 * NR && epi.scale.len() >= 2 * NR && epi.shift.len() >= 2 * NR);
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => {
+            let quads = layer.k / 4;
+            let panels = &layer.weights[p * quads * 4 * NR..(p + 2) * quads * 4 * NR];
+            let (scale, colsum) = (&layer.scale[p * NR..(p + 2) * NR], &layer.colsum[p * NR..(p + 2) * NR]);
+            assert_eq!(rows.len(), MR_512, "one integer tile of rows");
+            // SAFETY: the caller's contract, and the CPU has AVX-512 VNNI;
+            // `rows` is one tile, `panels` two panels (checked above).
+            unsafe {
+                avx512::tile::<2>(u, rows.try_into().expect("12 rows"), panels, quads, scale, colsum, epi, res, c, ldc)
+            }
+        }
+        _ => {
+            let second = epi.from(NR);
+            let res2 = if res.is_null() { res } else { res.wrapping_add(NR) };
+            // SAFETY: the caller's contract, for each panel.
+            unsafe {
+                tile(kernel, u, ldu, rows, layer, p, epi, res, c, ldc);
+                tile(kernel, u, ldu, rows, layer, p + 1, &second, res2, c.add(NR), ldc);
+            }
         }
     }
 }
@@ -663,14 +714,16 @@ mod avx512 {
         }
     }
 
-    /// [`super::tile`] on `vpdpbusd`: twelve rows' sums in registers, then
-    /// the epilogue.
+    /// [`super::tile`] (`N` = 1) and [`super::tile_pair`] (`N` = 2) on
+    /// `vpdpbusd`: twelve rows × `N` panels of sums in registers (each
+    /// row's four bytes broadcast once for all `N`), then each panel's
+    /// epilogue.
     #[allow(clippy::too_many_arguments)]
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
-    pub(super) unsafe fn tile(
+    pub(super) unsafe fn tile<const N: usize>(
         u: *const u8,
         rows: &[RowScale; MR_512],
-        panel: &[i8],
+        panels: &[i8],
         quads: usize,
         scale: &[f32],
         colsum: &[f32],
@@ -679,24 +732,32 @@ mod avx512 {
         c: *mut f32,
         ldc: usize,
     ) {
-        // SAFETY: the caller's bounds (`super::tile`): twelve rows of
-        // 4·quads bytes, group by group (`quantize_rows`), a panel of quads × 64
-        // bytes, 16 values in every per-column slice, twelve rows of 16
-        // floats in `c` and `res`.
+        // SAFETY: the caller's bounds (`super::tile`, `super::tile_pair`):
+        // twelve rows of 4·quads bytes, group by group (`quantize_rows`),
+        // N panels of quads × 64 bytes, 16·N values in every per-column
+        // slice, twelve rows of 16·N floats in `c` and `res`.
         unsafe {
-            let mut acc = [_mm512_setzero_si512(); MR_512];
-            let w = panel.as_ptr();
+            let mut acc = [[_mm512_setzero_si512(); MR_512]; N];
+            let w = panels.as_ptr();
             for q in 0..quads {
-                let wq = _mm512_loadu_si512(w.add(q * 64).cast::<__m512i>());
+                let wq: [__m512i; N] = std::array::from_fn(|h| _mm512_loadu_si512(w.add((h * quads + q) * 64).cast()));
                 let group = u.add(q * 4 * MR_512).cast::<i32>();
-                for (r, s) in acc.iter_mut().enumerate() {
+                for r in 0..MR_512 {
                     let x = _mm512_set1_epi32(group.add(r).read_unaligned());
-                    *s = _mm512_dpbusd_epi32(*s, x, wq);
+                    for (sums, &wq) in acc.iter_mut().zip(&wq) {
+                        sums[r] = _mm512_dpbusd_epi32(sums[r], x, wq);
+                    }
                 }
             }
-            let (scale, colsum) = (_mm512_loadu_ps(scale.as_ptr()), _mm512_loadu_ps(colsum.as_ptr()));
-            for (r, (&sums, &row)) in acc.iter().zip(rows).enumerate() {
-                finish_row(sums, row, scale, colsum, epi, res, c, r, ldc);
+            for (h, sums) in acc.iter().enumerate() {
+                let at = h * 16;
+                let (scale, colsum) =
+                    (_mm512_loadu_ps(scale.as_ptr().add(at)), _mm512_loadu_ps(colsum.as_ptr().add(at)));
+                let epi = epi.from(at);
+                let res = if res.is_null() { res } else { res.add(at) };
+                for (r, (&sums, &row)) in sums.iter().zip(rows).enumerate() {
+                    finish_row(sums, row, scale, colsum, &epi, res, c.add(at), r, ldc);
+                }
             }
         }
     }

@@ -615,28 +615,24 @@ impl CompiledNet {
         assert!(rows.is_multiple_of(mr));
         let Int8Scratch { bytes, row_scales, .. } = scratch;
         int8::quantize_rows(self.kernel, src, ld, k, rows, bytes, row_scales);
-        for p in 0..n / NR {
+        let panels = n / NR;
+        // Panels two at a time (the last alone when their count is odd).
+        for p in (0..panels).step_by(2) {
             let epi = layer.epilogue(p * NR);
             for (t, scales) in row_scales.chunks_exact(mr).enumerate() {
                 let at = t * mr * ld;
                 let res = residual.map_or(std::ptr::null(), |r| r[at + p * NR..].as_ptr());
+                let (u, c) = (bytes[t * mr * k..].as_ptr(), dst[at + p * NR..].as_mut_ptr());
                 // SAFETY: the asserts above bound every row; `bytes` holds
                 // `rows × k`; the epilogue's slices have NR values from
-                // p·NR; p < n / NR; the kernel was checked available when
-                // the network was compiled.
+                // p·NR (2·NR where p + 1 < n / NR); the kernel was checked
+                // available when the network was compiled.
                 unsafe {
-                    int8::tile(
-                        self.kernel,
-                        bytes[t * mr * k..].as_ptr(),
-                        k,
-                        scales,
-                        q,
-                        p,
-                        &epi,
-                        res,
-                        dst[at + p * NR..].as_mut_ptr(),
-                        ld,
-                    );
+                    if p + 1 < panels {
+                        int8::tile_pair(self.kernel, u, k, scales, q, p, &epi, res, c, ld);
+                    } else {
+                        int8::tile(self.kernel, u, k, scales, q, p, &epi, res, c, ld);
+                    }
                 }
             }
         }
@@ -740,29 +736,29 @@ impl CompiledNet {
         for (t, out) in pairs.chunks_exact_mut(half * bf16::MR).enumerate() {
             bf16::pack_tile(self.kernel, &src[t * bf16::MR * ld..], ld, k, row_pairs, out);
         }
-        for p in 0..n / NR {
+        let panels = n / NR;
+        // Panels two at a time (the last alone when their count is odd).
+        for p in (0..panels).step_by(2) {
             let epi = layer.epilogue(p * NR);
             for t in 0..rows / bf16::MR {
                 let at = t * bf16::MR * ld;
                 let res = residual.map_or(std::ptr::null(), |r| r[at + p * NR..].as_ptr());
+                let (x, c) = (pairs[t * bf16::MR * half..].as_ptr(), dst[at + p * NR..].as_mut_ptr());
                 #[cfg(target_arch = "x86_64")]
                 // SAFETY: the asserts above bound every row; `pairs` holds
-                // `rows × k/2`, tile by tile; the epilogue's slices have NR values from
-                // p·NR; p < n / NR; the AVX-512 kernel (asserted) was
-                // checked available when the network was compiled.
+                // `rows × k/2`, tile by tile; the epilogue's slices have NR
+                // values from p·NR (2·NR where p + 1 < n / NR); the AVX-512
+                // kernel (asserted) was checked available when the network
+                // was compiled.
                 unsafe {
-                    bf16::tile(
-                        pairs[t * bf16::MR * half..].as_ptr(),
-                        pl,
-                        p,
-                        &epi,
-                        res,
-                        dst[at + p * NR..].as_mut_ptr(),
-                        ld,
-                    );
+                    if p + 1 < panels {
+                        bf16::tile_pair(x, pl, p, &epi, res, c, ld);
+                    } else {
+                        bf16::tile(x, pl, p, &epi, res, c, ld);
+                    }
                 }
                 #[cfg(not(target_arch = "x86_64"))]
-                let _ = (at, res, &epi);
+                let _ = (x, c, res, &epi);
             }
         }
     }
