@@ -230,6 +230,56 @@ mod tests {
     use super::{Kernel, round_row};
     use crate::learn::gemm::bf16_bits;
 
+    /// Two panels in one call ([`super::tile_pair`]) are the same floats,
+    /// bit for bit, as a call of [`super::tile`] per panel, with and
+    /// without a residual. The bf16 tiles run on the `avx512` kernel
+    /// only: where `CUBE_ORACLE_F32_KERNEL=avx512` asks for it on a CPU
+    /// without it, the test fails; elsewhere it checks what this CPU runs.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn a_pair_of_panels_is_two_tiles() {
+        use super::{MR, PairLayer, pack_tile, tile, tile_pair};
+        use crate::learn::compiled::kernel::{Epilogue, NR};
+        let requested =
+            crate::learn::compiled::requested().expect("CUBE_ORACLE_F32_KERNEL names a kernel this CPU runs");
+        if !Kernel::Avx512.available() {
+            assert_ne!(requested, Some(Kernel::Avx512), "the avx512 kernel was asked for");
+            return;
+        }
+        let (k, n, ld) = (64, 3 * NR, 3 * NR + 16);
+        let w: Vec<f32> = (0..n * k).map(|i| ((i * 53 % 97) as f32 - 48.0) / 40.0).collect();
+        let layer = PairLayer::new(&w, n, k, k, n);
+        let bias: Vec<f32> = (0..n).map(|j| j as f32 / 9.0 - 2.0).collect();
+        let scale: Vec<f32> = (0..n).map(|j| 0.5 + j as f32 / 50.0).collect();
+        let shift: Vec<f32> = (0..n).map(|j| 0.3 - j as f32 / 70.0).collect();
+        let epi = Epilogue { bias: &bias, relu: true, scale: &scale, shift: &shift };
+        let src: Vec<f32> = (0..MR * ld).map(|i| ((i * 29 % 61) as f32 - 20.0) / 11.0).collect();
+        let res: Vec<f32> = (0..MR * ld).map(|i| (i % 13) as f32 / 5.0).collect();
+        let (mut row, mut pairs) = (Vec::new(), vec![0u32; k / 2 * MR]);
+        pack_tile(Kernel::Avx512, &src, ld, k, &mut row, &mut pairs);
+        for residual in [None, Some(&res)] {
+            let res_at = |j: usize| residual.map_or(std::ptr::null(), |r| r[j..].as_ptr());
+            let (mut two, mut pair) = (vec![f32::NAN; MR * ld], vec![f32::NAN; MR * ld]);
+            // SAFETY: `pairs` holds one tile of k/2 pairs per row, `two`,
+            // `pair` and `res` MR × ld floats (ld ≥ 32 columns), the
+            // epilogue n values, panels 0 and 1 of 3; the CPU has the
+            // avx512 kernel (checked above).
+            unsafe {
+                for p in 0..2 {
+                    let j = p * NR;
+                    tile(pairs.as_ptr(), &layer, p, &epi.from(j), res_at(j), two[j..].as_mut_ptr(), ld);
+                }
+                tile_pair(pairs.as_ptr(), &layer, 0, &epi, res_at(0), pair.as_mut_ptr(), ld);
+            }
+            for r in 0..MR {
+                for j in 0..2 * NR {
+                    let (a, b) = (two[r * ld + j], pair[r * ld + j]);
+                    assert!(a.to_bits() == b.to_bits(), "row {r}, column {j}: {a} ≠ {b}");
+                }
+            }
+        }
+    }
+
     /// Rows rounded on every kernel this CPU runs are the same bits as
     /// rounding each value (ties to even), tie cases included, and the
     /// pairs are in input order.

@@ -831,7 +831,61 @@ mod avx512 {
 
 #[cfg(test)]
 mod tests {
-    use super::{Kernel, quantize_rows, tile_rows};
+    use super::{Kernel, QuantLayer, quantize_rows, tile, tile_pair, tile_rows};
+    use crate::learn::compiled::kernel::{Epilogue, NR};
+
+    /// Two panels in one call ([`tile_pair`]) are the same floats, bit
+    /// for bit, as a call of [`tile`] per panel, on every kernel this CPU
+    /// runs, with and without a residual.
+    #[test]
+    fn a_pair_of_panels_is_two_tiles() {
+        let (k, n, ld) = (64, 3 * NR, 3 * NR + 16);
+        let w: Vec<f32> = (0..n * k).map(|i| ((i * 53 % 97) as f32 - 48.0) / 40.0).collect();
+        let layer = QuantLayer::new(&w, n, k, k, n);
+        let bias: Vec<f32> = (0..n).map(|j| j as f32 / 9.0 - 2.0).collect();
+        let scale: Vec<f32> = (0..n).map(|j| 0.5 + j as f32 / 50.0).collect();
+        let shift: Vec<f32> = (0..n).map(|j| 0.3 - j as f32 / 70.0).collect();
+        let epi = Epilogue { bias: &bias, relu: true, scale: &scale, shift: &shift };
+        for kernel in Kernel::ALL.into_iter().filter(|k| k.available()) {
+            let rows = tile_rows(kernel);
+            let src: Vec<f32> = (0..rows * ld).map(|i| ((i * 29 % 61) as f32 - 20.0) / 11.0).collect();
+            let res: Vec<f32> = (0..rows * ld).map(|i| (i % 13) as f32 / 5.0).collect();
+            let (mut bytes, mut scales) = (Vec::new(), Vec::new());
+            quantize_rows(kernel, &src, ld, k, rows, &mut bytes, &mut scales);
+            for residual in [None, Some(&res)] {
+                let res_at = |j: usize| residual.map_or(std::ptr::null(), |r| r[j..].as_ptr());
+                let (mut two, mut pair) = (vec![f32::NAN; rows * ld], vec![f32::NAN; rows * ld]);
+                // SAFETY: `bytes` holds one tile of k-byte rows, `two`,
+                // `pair` and `res` rows × ld floats (ld ≥ 32 columns),
+                // the epilogue n values, panels 0 and 1 of 3; the kernel
+                // is available.
+                unsafe {
+                    for p in 0..2 {
+                        let j = p * NR;
+                        tile(
+                            kernel,
+                            bytes.as_ptr(),
+                            k,
+                            &scales,
+                            &layer,
+                            p,
+                            &epi.from(j),
+                            res_at(j),
+                            two[j..].as_mut_ptr(),
+                            ld,
+                        );
+                    }
+                    tile_pair(kernel, bytes.as_ptr(), k, &scales, &layer, 0, &epi, res_at(0), pair.as_mut_ptr(), ld);
+                }
+                for r in 0..rows {
+                    for j in 0..2 * NR {
+                        let (a, b) = (two[r * ld + j], pair[r * ld + j]);
+                        assert!(a.to_bits() == b.to_bits(), "{}: row {r}, column {j}: {a} ≠ {b}", kernel.name());
+                    }
+                }
+            }
+        }
+    }
 
     /// Every kernel this CPU runs quantises a block's rows to the same
     /// integers and scales as the portable code, laid out as its tile
