@@ -54,6 +54,15 @@ impl PairLayer {
         }
         Self { k, n, pairs }
     }
+
+    /// The pairs of the `count` panels from panel `p`.
+    ///
+    /// # Panics
+    /// When they run past the layer's last panel.
+    fn panels(&self, p: usize, count: usize) -> &[u32] {
+        let half = self.k / 2;
+        &self.pairs[p * half * NR..(p + count) * half * NR]
+    }
 }
 
 /// The `k` values of `row` (even) rounded to bf16, as `k / 2` pairs into
@@ -107,10 +116,8 @@ pub unsafe fn tile(
     c: *mut f32,
     ldc: usize,
 ) {
-    let half = layer.k / 2;
-    let panel = &layer.pairs[p * half * NR..(p + 1) * half * NR];
     // SAFETY: the caller's contract.
-    unsafe { avx512::tile::<1>(x, panel, half, epi, res, c, ldc) }
+    unsafe { avx512::tile::<1>(x, layer.panels(p, 1), layer.k / 2, epi, res, c, ldc) }
 }
 
 /// [`tile`] for the two panels `p` and `p + 1` of `layer`, the 32
@@ -133,10 +140,8 @@ pub unsafe fn tile_pair(
     ldc: usize,
 ) {
     assert!(p + 1 < layer.n / NR && epi.bias.len() >= 2 * NR && epi.scale.len() >= 2 * NR && epi.shift.len() >= 2 * NR);
-    let half = layer.k / 2;
-    let panels = &layer.pairs[p * half * NR..(p + 2) * half * NR];
     // SAFETY: the caller's contract, for both panels (checked above).
-    unsafe { avx512::tile::<2>(x, panels, half, epi, res, c, ldc) }
+    unsafe { avx512::tile::<2>(x, layer.panels(p, 2), layer.k / 2, epi, res, c, ldc) }
 }
 
 /// The [`MR`] rows of a tile (`rows[r]`, each `k` values at stride `ld`
@@ -198,10 +203,10 @@ mod avx512 {
                 }
             }
             for (h, sums) in acc.iter().enumerate() {
-                let at = h * 16;
+                let (at, epi) = (h * 16, epi.from(h * 16));
                 let res = if res.is_null() { res } else { res.add(at) };
                 for (r, &v) in sums.iter().enumerate() {
-                    finish_store(v, &epi.from(at), res, c.add(at), r, ldc);
+                    finish_store(v, &epi, res, c.add(at), r, ldc);
                 }
             }
         }
@@ -239,44 +244,35 @@ mod tests {
     #[test]
     fn a_pair_of_panels_is_two_tiles() {
         use super::{MR, PairLayer, pack_tile, tile, tile_pair};
-        use crate::learn::compiled::kernel::{Epilogue, NR};
+        use crate::learn::compiled::kernel::{
+            NR,
+            pair_case::{self, K, LD, N},
+        };
         let requested =
             crate::learn::compiled::requested().expect("CUBE_ORACLE_F32_KERNEL names a kernel this CPU runs");
         if !Kernel::Avx512.available() {
             assert_ne!(requested, Some(Kernel::Avx512), "the avx512 kernel was asked for");
             return;
         }
-        let (k, n, ld) = (64, 3 * NR, 3 * NR + 16);
-        let w: Vec<f32> = (0..n * k).map(|i| ((i * 53 % 97) as f32 - 48.0) / 40.0).collect();
-        let layer = PairLayer::new(&w, n, k, k, n);
-        let bias: Vec<f32> = (0..n).map(|j| j as f32 / 9.0 - 2.0).collect();
-        let scale: Vec<f32> = (0..n).map(|j| 0.5 + j as f32 / 50.0).collect();
-        let shift: Vec<f32> = (0..n).map(|j| 0.3 - j as f32 / 70.0).collect();
-        let epi = Epilogue { bias: &bias, relu: true, scale: &scale, shift: &shift };
-        let src: Vec<f32> = (0..MR * ld).map(|i| ((i * 29 % 61) as f32 - 20.0) / 11.0).collect();
-        let res: Vec<f32> = (0..MR * ld).map(|i| (i % 13) as f32 / 5.0).collect();
-        let (mut row, mut pairs) = (Vec::new(), vec![0u32; k / 2 * MR]);
-        pack_tile(Kernel::Avx512, &src, ld, k, &mut row, &mut pairs);
+        let case = pair_case::Layer::new();
+        let (layer, epi) = (PairLayer::new(&case.weights, N, K, K, N), case.epilogue());
+        let (src, res) = pair_case::rows_and_residual(MR);
+        let (mut row, mut pairs) = (Vec::new(), vec![0u32; K / 2 * MR]);
+        pack_tile(Kernel::Avx512, &src, LD, K, &mut row, &mut pairs);
         for residual in [None, Some(&res)] {
             let res_at = |j: usize| residual.map_or(std::ptr::null(), |r| r[j..].as_ptr());
-            let (mut two, mut pair) = (vec![f32::NAN; MR * ld], vec![f32::NAN; MR * ld]);
-            // SAFETY: `pairs` holds one tile of k/2 pairs per row, `two`,
-            // `pair` and `res` MR × ld floats (ld ≥ 32 columns), the
-            // epilogue n values, panels 0 and 1 of 3; the CPU has the
+            let (mut two, mut pair) = (vec![f32::NAN; MR * LD], vec![f32::NAN; MR * LD]);
+            // SAFETY: `pairs` holds one tile of K/2 pairs per row, `two`,
+            // `pair` and `res` MR × LD floats (LD ≥ 32 columns), the
+            // epilogue N values, panels 0 and 1 of 3; the CPU has the
             // avx512 kernel (checked above).
             unsafe {
-                for p in 0..2 {
-                    let j = p * NR;
-                    tile(pairs.as_ptr(), &layer, p, &epi.from(j), res_at(j), two[j..].as_mut_ptr(), ld);
+                for j in [0, NR] {
+                    tile(pairs.as_ptr(), &layer, j / NR, &epi.from(j), res_at(j), two[j..].as_mut_ptr(), LD);
                 }
-                tile_pair(pairs.as_ptr(), &layer, 0, &epi, res_at(0), pair.as_mut_ptr(), ld);
+                tile_pair(pairs.as_ptr(), &layer, 0, &epi, res_at(0), pair.as_mut_ptr(), LD);
             }
-            for r in 0..MR {
-                for j in 0..2 * NR {
-                    let (a, b) = (two[r * ld + j], pair[r * ld + j]);
-                    assert!(a.to_bits() == b.to_bits(), "row {r}, column {j}: {a} ≠ {b}");
-                }
-            }
+            pair_case::assert_same(&two, &pair, MR, "avx512");
         }
     }
 

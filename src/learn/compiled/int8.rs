@@ -183,6 +183,16 @@ impl QuantLayer {
         }
         Self { k, n, weights, scale, colsum }
     }
+
+    /// The weights, column scales and column sums of the `count` panels
+    /// from panel `p`.
+    ///
+    /// # Panics
+    /// When they run past the layer's last panel.
+    fn panels(&self, p: usize, count: usize) -> (&[i8], &[f32], &[f32]) {
+        let (cols, bytes) = (p * NR..(p + count) * NR, p * self.k * NR..(p + count) * self.k * NR);
+        (&self.weights[bytes], &self.scale[cols.clone()], &self.colsum[cols])
+    }
 }
 
 /// One row's quantisation: `x[i] ≈ lo + step · u[i]`.
@@ -295,8 +305,7 @@ pub unsafe fn tile(
     ldc: usize,
 ) {
     let quads = layer.k / 4;
-    let panel = &layer.weights[p * quads * 4 * NR..(p + 1) * quads * 4 * NR];
-    let (scale, colsum) = (&layer.scale[p * NR..(p + 1) * NR], &layer.colsum[p * NR..(p + 1) * NR]);
+    let (panel, scale, colsum) = layer.panels(p, 1);
     assert_eq!(rows.len(), tile_rows(kernel), "one integer tile of rows");
     match kernel {
         #[cfg(target_arch = "x86_64")]
@@ -357,23 +366,31 @@ pub unsafe fn tile_pair(
     match kernel {
         #[cfg(target_arch = "x86_64")]
         Kernel::Avx512 => {
-            let quads = layer.k / 4;
-            let panels = &layer.weights[p * quads * 4 * NR..(p + 2) * quads * 4 * NR];
-            let (scale, colsum) = (&layer.scale[p * NR..(p + 2) * NR], &layer.colsum[p * NR..(p + 2) * NR]);
+            let (panels, scale, colsum) = layer.panels(p, 2);
             assert_eq!(rows.len(), MR_512, "one integer tile of rows");
             // SAFETY: the caller's contract, and the CPU has AVX-512 VNNI;
             // `rows` is one tile, `panels` two panels (checked above).
             unsafe {
-                avx512::tile::<2>(u, rows.try_into().expect("12 rows"), panels, quads, scale, colsum, epi, res, c, ldc)
+                avx512::tile::<2>(
+                    u,
+                    rows.try_into().expect("12 rows"),
+                    panels,
+                    layer.k / 4,
+                    scale,
+                    colsum,
+                    epi,
+                    res,
+                    c,
+                    ldc,
+                )
             }
         }
         _ => {
-            let second = epi.from(NR);
-            let res2 = if res.is_null() { res } else { res.wrapping_add(NR) };
             // SAFETY: the caller's contract, for each panel.
             unsafe {
+                let res2 = if res.is_null() { res } else { res.add(NR) };
                 tile(kernel, u, ldu, rows, layer, p, epi, res, c, ldc);
-                tile(kernel, u, ldu, rows, layer, p + 1, &second, res2, c.add(NR), ldc);
+                tile(kernel, u, ldu, rows, layer, p + 1, &epi.from(NR), res2, c.add(NR), ldc);
             }
         }
     }
@@ -832,57 +849,36 @@ mod avx512 {
 #[cfg(test)]
 mod tests {
     use super::{Kernel, QuantLayer, quantize_rows, tile, tile_pair, tile_rows};
-    use crate::learn::compiled::kernel::{Epilogue, NR};
+    use crate::learn::compiled::kernel::NR;
 
     /// Two panels in one call ([`tile_pair`]) are the same floats, bit
     /// for bit, as a call of [`tile`] per panel, on every kernel this CPU
     /// runs, with and without a residual.
     #[test]
     fn a_pair_of_panels_is_two_tiles() {
-        let (k, n, ld) = (64, 3 * NR, 3 * NR + 16);
-        let w: Vec<f32> = (0..n * k).map(|i| ((i * 53 % 97) as f32 - 48.0) / 40.0).collect();
-        let layer = QuantLayer::new(&w, n, k, k, n);
-        let bias: Vec<f32> = (0..n).map(|j| j as f32 / 9.0 - 2.0).collect();
-        let scale: Vec<f32> = (0..n).map(|j| 0.5 + j as f32 / 50.0).collect();
-        let shift: Vec<f32> = (0..n).map(|j| 0.3 - j as f32 / 70.0).collect();
-        let epi = Epilogue { bias: &bias, relu: true, scale: &scale, shift: &shift };
+        use crate::learn::compiled::kernel::pair_case::{self, K, LD, N};
+        let case = pair_case::Layer::new();
+        let (layer, epi) = (QuantLayer::new(&case.weights, N, K, K, N), case.epilogue());
         for kernel in Kernel::ALL.into_iter().filter(|k| k.available()) {
             let rows = tile_rows(kernel);
-            let src: Vec<f32> = (0..rows * ld).map(|i| ((i * 29 % 61) as f32 - 20.0) / 11.0).collect();
-            let res: Vec<f32> = (0..rows * ld).map(|i| (i % 13) as f32 / 5.0).collect();
+            let (src, res) = pair_case::rows_and_residual(rows);
             let (mut bytes, mut scales) = (Vec::new(), Vec::new());
-            quantize_rows(kernel, &src, ld, k, rows, &mut bytes, &mut scales);
+            quantize_rows(kernel, &src, LD, K, rows, &mut bytes, &mut scales);
             for residual in [None, Some(&res)] {
                 let res_at = |j: usize| residual.map_or(std::ptr::null(), |r| r[j..].as_ptr());
-                let (mut two, mut pair) = (vec![f32::NAN; rows * ld], vec![f32::NAN; rows * ld]);
-                // SAFETY: `bytes` holds one tile of k-byte rows, `two`,
-                // `pair` and `res` rows × ld floats (ld ≥ 32 columns),
-                // the epilogue n values, panels 0 and 1 of 3; the kernel
-                // is available.
+                let (mut two, mut pair) = (vec![f32::NAN; rows * LD], vec![f32::NAN; rows * LD]);
+                let u = bytes.as_ptr();
+                // SAFETY: `bytes` holds one tile of K-byte rows, `two`,
+                // `pair` and `res` rows × LD floats (LD ≥ 32 columns), the
+                // epilogue N values, panels 0 and 1 of 3; the kernel is
+                // available.
                 unsafe {
-                    for p in 0..2 {
-                        let j = p * NR;
-                        tile(
-                            kernel,
-                            bytes.as_ptr(),
-                            k,
-                            &scales,
-                            &layer,
-                            p,
-                            &epi.from(j),
-                            res_at(j),
-                            two[j..].as_mut_ptr(),
-                            ld,
-                        );
+                    for j in [0, NR] {
+                        tile(kernel, u, K, &scales, &layer, j / NR, &epi.from(j), res_at(j), two[j..].as_mut_ptr(), LD);
                     }
-                    tile_pair(kernel, bytes.as_ptr(), k, &scales, &layer, 0, &epi, res_at(0), pair.as_mut_ptr(), ld);
+                    tile_pair(kernel, u, K, &scales, &layer, 0, &epi, res_at(0), pair.as_mut_ptr(), LD);
                 }
-                for r in 0..rows {
-                    for j in 0..2 * NR {
-                        let (a, b) = (two[r * ld + j], pair[r * ld + j]);
-                        assert!(a.to_bits() == b.to_bits(), "{}: row {r}, column {j}: {a} ≠ {b}", kernel.name());
-                    }
-                }
+                pair_case::assert_same(&two, &pair, rows, kernel.name());
             }
         }
     }

@@ -740,6 +740,65 @@ pub(super) mod avx512 {
     }
 }
 
+/// What the tests of the bf16 and int8 panel pairs share: a layer of
+/// three panels, its epilogue, a block of input rows and a residual, and
+/// the bit-for-bit comparison of two outputs' first two panels.
+#[cfg(test)]
+pub(super) mod pair_case {
+    use super::{Epilogue, NR};
+
+    /// Inputs of the layer.
+    pub const K: usize = 64;
+    /// Outputs: three panels, so that panels 0 and 1 make a pair.
+    pub const N: usize = 3 * NR;
+    /// The row stride of inputs, residual and outputs.
+    pub const LD: usize = N + 16;
+
+    /// The layer's weights (PyTorch layout, `N × K`) and epilogue.
+    pub struct Layer {
+        pub weights: Vec<f32>,
+        bias: Vec<f32>,
+        scale: Vec<f32>,
+        shift: Vec<f32>,
+    }
+
+    impl Layer {
+        #[must_use]
+        pub fn new() -> Self {
+            Layer {
+                weights: (0..N * K).map(|i| ((i * 53 % 97) as f32 - 48.0) / 40.0).collect(),
+                bias: (0..N).map(|j| j as f32 / 9.0 - 2.0).collect(),
+                scale: (0..N).map(|j| 0.5 + j as f32 / 50.0).collect(),
+                shift: (0..N).map(|j| 0.3 - j as f32 / 70.0).collect(),
+            }
+        }
+
+        #[must_use]
+        pub fn epilogue(&self) -> Epilogue<'_> {
+            Epilogue { bias: &self.bias, relu: true, scale: &self.scale, shift: &self.shift }
+        }
+    }
+
+    /// `rows` input rows and a residual, `LD` apart.
+    #[must_use]
+    pub fn rows_and_residual(rows: usize) -> (Vec<f32>, Vec<f32>) {
+        let src = (0..rows * LD).map(|i| ((i * 29 % 61) as f32 - 20.0) / 11.0).collect();
+        let res = (0..rows * LD).map(|i| (i % 13) as f32 / 5.0).collect();
+        (src, res)
+    }
+
+    /// # Panics
+    /// When the first two panels of `two` and `pair` differ in a bit.
+    pub fn assert_same(two: &[f32], pair: &[f32], rows: usize, label: &str) {
+        for r in 0..rows {
+            for j in 0..2 * NR {
+                let (a, b) = (two[r * LD + j], pair[r * LD + j]);
+                assert!(a.to_bits() == b.to_bits(), "{label}: row {r}, column {j}: {a} ≠ {b}");
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Epilogue, Kernel, Nonzeros, slab_index, slab_width, sparse_rows};
