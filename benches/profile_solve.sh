@@ -40,7 +40,7 @@ for spec in $WIDTHS; do
       else if (sym ~ /compiled::bf16::/) c = "network: rounding the input rows to bf16 pairs"
       else if (sym ~ /compiled::int8::.*quantize_row/) c = "network: quantising the input rows of each layer"
       else if (sym ~ /compiled::kernel::.*tile/) c = "network: matrix products (compiled tile kernel)"
-      else if (sym ~ /compiled::kernel::.*sparse_row/) c = "network: first layer (sum of weight rows)"
+      else if (sym ~ /compiled::kernel::.*sparse_row/ || sym ~ /compiled::words::.*sparse_words/) c = "network: first layer (sum of weight rows)"
       else if (sym ~ /compiled::/) c = "network: packing tiles, copying outputs"
       else if (sym ~ /gemm/) c = "network: matrix products (gemm)"
       else if (sym ~ /burn|macerator|zip_apply|unary_op|exp|log_softmax/) c = "network: element-wise (bias, ReLU, batch norm, copies)"

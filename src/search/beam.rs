@@ -287,31 +287,24 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
         out.generated += cands.len() as u64;
 
         // Select the next beam.
-        if !cfg.dedup && cands.len() > cfg.width {
-            cands.select_nth_unstable_by(cfg.width - 1, order);
-            cands.truncate(cfg.width);
-        }
-        cands.sort_unstable_by(order);
         next.clear();
         next_scores.clear();
         next_recents.clear();
         // The path's history keeps every depth's links.
         let level = links.len();
         seen.clear();
-        for c in &cands {
-            if next.len() == cfg.width {
-                break;
-            }
+        best_first(&mut cands, cfg.width, cfg.dedup, |c| {
             let mut child = beam[c.parent as usize].clone();
             puzzle.apply(&mut child, c.action);
             if cfg.dedup && !seen.insert(puzzle.key(&child)) {
-                continue;
+                return false;
             }
             next.push(child);
             next_scores.push(c.score);
             next_recents.push(recents[c.parent as usize].push(c.action));
             links.push((c.parent, c.action));
-        }
+            true
+        });
         if cfg.record_beams {
             out.beams.push(next.iter().map(|s| puzzle.key(s)).collect());
         }
@@ -359,10 +352,87 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
     Ok(out)
 }
 
+/// Offers the candidates to `take` best first, in [`order`], until it
+/// has accepted `width` of them (or none is left). `order` is total, so
+/// the sequence is unique; only a prefix is sorted: the best `width`
+/// (the rest dropped), or with `dedup`, where `take` may refuse some, the
+/// best `2 · width`, and the rest only if `take` refuses so many that the
+/// prefix runs out.
+fn best_first(cands: &mut Vec<Candidate>, width: usize, dedup: bool, mut take: impl FnMut(&Candidate) -> bool) {
+    let prefix = if dedup { width.saturating_mul(2) } else { width };
+    if cands.len() > prefix {
+        cands.select_nth_unstable_by(prefix - 1, order);
+        if !dedup {
+            cands.truncate(prefix);
+        }
+    }
+    let mut sorted = cands.len().min(prefix);
+    cands[..sorted].sort_unstable_by(order);
+    let mut taken = 0;
+    for at in 0..cands.len() {
+        if taken == width {
+            break;
+        }
+        if at == sorted {
+            cands[sorted..].sort_unstable_by(order);
+            sorted = cands.len();
+        }
+        taken += usize::from(take(&cands[at]));
+    }
+}
+
 fn order(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
     b.score.total_cmp(&a.score).then(a.parent.cmp(&b.parent)).then(a.action.cmp(&b.action))
 }
 
 fn better(a: &Candidate, b: &Candidate) -> bool {
     order(a, b) == std::cmp::Ordering::Less
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Candidate, best_first, order};
+
+    /// Candidates in a scrambled order with tied scores.
+    fn candidates(count: usize) -> Vec<Candidate> {
+        (0..count)
+            .map(|i| {
+                let x = (i * 7919) % count;
+                Candidate { score: -((x % 13) as f64), parent: (x / 3) as u32, action: (x % 3) as u8 }
+            })
+            .collect()
+    }
+
+    /// The candidates offered are the fully sorted list's, in its order,
+    /// until `width` are taken: when nothing is refused, when a few are,
+    /// and when so many are refused that the sorted prefix runs out.
+    #[test]
+    fn best_first_offers_the_sorted_order() {
+        for (count, width) in [(100, 10), (100, 40), (100, 60), (7, 10), (1000, 1)] {
+            let mut all = candidates(count);
+            all.sort_unstable_by(order);
+            let key = |c: &Candidate| (c.score.to_bits(), c.parent, c.action);
+            for (refuse, dedup) in [(0, false), (0, true), (5, true), (2, true), (1, true)] {
+                // Refuse every candidate whose parent is a multiple of `refuse`
+                // (none for 0, all for 1: the sorted prefix runs out).
+                let refused = |c: &Candidate| refuse > 0 && c.parent.is_multiple_of(refuse);
+                let mut want = Vec::new();
+                let mut taken = 0;
+                for c in &all {
+                    if taken == width {
+                        break;
+                    }
+                    want.push(key(c));
+                    taken += usize::from(!refused(c));
+                }
+                let mut cands = candidates(count);
+                let mut got = Vec::new();
+                best_first(&mut cands, width, dedup, |c| {
+                    got.push(key(c));
+                    !refused(c)
+                });
+                assert_eq!(got, want, "{count} candidates, width {width}, refusing parents divisible by {refuse}");
+            }
+        }
+    }
 }

@@ -23,9 +23,9 @@
 //! once for two panels ([`tile_pair`]: twelve rows × 32 columns in 24
 //! registers), so that a product costs half a load.
 //!
-//! The first (one-hot) layer and the head stay f32: the first is a sum of
-//! weight rows already, and the head's 12 outputs are the Q-values the
-//! search compares. The integer sums of the AVX2 and the portable kernel
+//! The first (one-hot) layer is a sum of weight rows already: an integer
+//! network adds them as 16-bit integers ([`super::words`]). The head stays
+//! f32: its 12 outputs are the Q-values the search compares. The integer sums of the AVX2 and the portable kernel
 //! are identical; their outputs differ by the epilogue's float rounding.
 //!
 //! On a CPU with AMX-INT8 the same sums can be formed on tiles instead

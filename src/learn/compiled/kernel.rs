@@ -168,7 +168,7 @@ pub unsafe fn tile(
 /// The epilogue of one value of column `j` (the portable path and the
 /// sparse layer's).
 #[inline]
-fn finish(v: f32, j: usize, epi: &Epilogue<'_>) -> f32 {
+pub(super) fn finish(v: f32, j: usize, epi: &Epilogue<'_>) -> f32 {
     let v = v + epi.bias[j];
     let v = if epi.relu { v.max(0.0) } else { v };
     v * epi.scale[j] + epi.shift[j]
@@ -229,7 +229,7 @@ pub const SLAB: usize = 64;
 
 /// Bytes of first-layer weights a slab may span: within a 32 KiB L1 data
 /// cache, with room for the rows' indices and outputs.
-const SLAB_BYTES: usize = 24 * 1024;
+pub(super) const SLAB_BYTES: usize = 24 * 1024;
 
 /// Outputs of the sparse first layer taken together for `inputs` inputs:
 /// the widest of 8, 16, 32 and 64 whose weights (`inputs` rows of it)
@@ -330,6 +330,27 @@ impl Nonzeros {
     pub fn rows(&self) -> usize {
         self.starts.len().saturating_sub(1)
     }
+
+    /// The length of every row.
+    #[must_use]
+    pub fn inputs(&self) -> usize {
+        self.inputs
+    }
+
+    /// Whether every nonzero value is 1.
+    #[must_use]
+    pub fn ones(&self) -> bool {
+        self.ones
+    }
+
+    /// The indices of row `r`'s nonzero inputs.
+    ///
+    /// # Panics
+    /// When there is no row `r`.
+    #[must_use]
+    pub fn row(&self, r: usize) -> &[u32] {
+        &self.index[self.starts[r]..self.starts[r + 1]]
+    }
 }
 
 /// The sparse first layer over a block of rows: row `r`'s outputs
@@ -395,7 +416,7 @@ pub fn sparse_rows(
 /// registers), then the rest.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn deal<T, const P: usize>(acc: &mut [T; P], count: usize, mut f: impl FnMut(&mut T, usize)) {
+pub(super) fn deal<T, const P: usize>(acc: &mut [T; P], count: usize, mut f: impl FnMut(&mut T, usize)) {
     let whole = count / P * P;
     for g in (0..whole).step_by(P) {
         for (p, part) in acc.iter_mut().enumerate() {
@@ -408,7 +429,7 @@ fn deal<T, const P: usize>(acc: &mut [T; P], count: usize, mut f: impl FnMut(&mu
 }
 
 #[cfg(target_arch = "x86_64")]
-mod avx2 {
+pub(super) mod avx2 {
     use super::{Epilogue, MR, NR, Nonzeros, Part, deal};
     use std::arch::x86_64::{
         __m256, _mm256_add_ps, _mm256_broadcast_ss, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_max_ps, _mm256_set1_ps,
@@ -419,7 +440,7 @@ mod avx2 {
     /// offset `j`.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn finish(v: __m256, j: usize, epi: &Epilogue<'_>) -> __m256 {
+    pub(in crate::learn::compiled) unsafe fn finish(v: __m256, j: usize, epi: &Epilogue<'_>) -> __m256 {
         // SAFETY: the slices hold at least j + 8 values (callers' bounds).
         unsafe {
             let v = _mm256_add_ps(v, _mm256_loadu_ps(epi.bias.as_ptr().add(j)));

@@ -25,7 +25,8 @@
 //! by 7-bit activations instead ([`int8`]), twice the f32 rate on AVX2
 //! and four times on AVX-512 VNNI; with [`Products::Bf16`], bf16 operands
 //! with f32 sums ([`bf16`]), twice the f32 rate on AVX512-BF16. The head
-//! stays f32 in both, and the first layer too for int8.
+//! stays f32 in both; an integer network sums its one-hot first layer in
+//! 16-bit integers ([`words`]).
 //!
 //! The f32 function is the network's (`OracleNet::predict`): sums are formed
 //! in another order and the batch norm as `scale · x + shift`, so outputs
@@ -36,6 +37,7 @@
 pub mod bf16;
 pub mod int8;
 pub mod kernel;
+pub mod words;
 
 use crate::learn::error::LearnError;
 use crate::learn::gemm::round_bf16;
@@ -46,6 +48,7 @@ use kernel::{Epilogue, KC, Kernel, MR, NR, Part};
 use rayon::prelude::*;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use words::Words;
 
 /// Rows pushed through the network together, a multiple of the register
 /// tile's 6: 48 rows of 512 activations in and out are 192 KiB, within
@@ -145,6 +148,9 @@ pub struct CompiledNet {
     int8_unit: Unit,
     /// The widest padded activation.
     widest: usize,
+    /// An integer network's first layer as 16-bit integers, for one-hot
+    /// rows ([`words`]).
+    first_words: Option<Words>,
 }
 
 fn padded(n: usize) -> usize {
@@ -260,6 +266,7 @@ impl CompiledNet {
         widths.extend(std::iter::repeat_n(last, 2 * shape.residual_blocks));
         let mut layers = Vec::with_capacity(names.len() + 1);
         let mut d_in = shape.inputs;
+        let mut first_words = None;
         for (i, ((prefix, closes_block), &d_out)) in names.iter().zip(&widths).enumerate() {
             let w = get(&format!("{prefix}.linear.weight"), d_out * d_in)?;
             let b = get(&format!("{prefix}.linear.bias"), d_out)?;
@@ -287,6 +294,9 @@ impl CompiledNet {
             } else {
                 w
             };
+            if i == 0 && products == Products::Int8 {
+                first_words = Words::new(w, d_out, d_in, n);
+            }
             let (weights, product) = match (i, products, kernel) {
                 (0, _, _) => (slab_major(w, d_out, d_in, n), Product::Float { round: false }),
                 (_, Products::F32, _) => (panels(w, d_out, d_in), Product::Float { round: false }),
@@ -327,7 +337,7 @@ impl CompiledNet {
             product: Product::Float { round: false },
         });
         let widest = layers.iter().map(|l| l.n).max().unwrap_or(NR);
-        Ok(Self { shape, products, layers, kernel, int8_unit: Unit::Vector, widest })
+        Ok(Self { shape, products, layers, kernel, int8_unit: Unit::Vector, widest, first_words })
     }
 
     /// The same network with its integer products on `unit` (an f32 or
@@ -449,7 +459,14 @@ impl CompiledNet {
             scratch.nonzero.round_values(round_bf16);
         }
         let first = &self.layers[0];
-        kernel::sparse_rows(self.kernel, &scratch.nonzero, &first.weights, first.n, &first.epilogue(0), cur, ld);
+        match &self.first_words {
+            Some(words) if scratch.nonzero.ones() => {
+                words::sparse_words(self.kernel, &scratch.nonzero, words, &first.epilogue(0), cur, ld);
+            }
+            _ => {
+                kernel::sparse_rows(self.kernel, &scratch.nonzero, &first.weights, first.n, &first.epilogue(0), cur, ld)
+            }
+        }
 
         // The other layers: `cur` holds the input, `spare` the input of the
         // open residual block. AMX tiles are configured on this thread for
