@@ -1,7 +1,9 @@
-//! Records the locked versions of key dependencies for run metadata.
+//! Records, for run metadata, the locked versions of key dependencies and
+//! the git revision the executables are built from.
 
 fn main() {
     println!("cargo:rerun-if-changed=Cargo.lock");
+    build_revision();
     let lock = std::fs::read_to_string("Cargo.lock").unwrap_or_default();
     let wanted = ["burn", "burn-flex", "polars", "plotters", "rand", "rand_distr"];
     let mut found = Vec::new();
@@ -18,4 +20,42 @@ fn main() {
     }
     let joined: Vec<String> = found.iter().map(|(n, v)| format!("{n}={v}")).collect();
     println!("cargo:rustc-env=CUBE_ORACLE_DEP_VERSIONS={}", joined.join(","));
+}
+
+/// `CUBE_ORACLE_BUILD_REVISION`: the checkout's commit, with `-dirty` when
+/// the code (`src`, `build.rs`, `Cargo.toml`, `Cargo.lock`) differs from
+/// it, or `unknown` outside a git checkout. The script runs again when the
+/// code or the branch's commit changes.
+fn build_revision() {
+    for path in ["build.rs", "Cargo.toml", "src", ".git/HEAD", ".git/refs/heads", ".git/packed-refs"] {
+        if std::path::Path::new(path).exists() {
+            println!("cargo:rerun-if-changed={path}");
+        }
+    }
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let revision = match git(&["rev-parse", "HEAD"]) {
+        Some(rev) if !rev.is_empty() => {
+            let dirty = git(&[
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                "build.rs",
+                "Cargo.toml",
+                "Cargo.lock",
+                "src",
+            ])
+            .is_some_and(|s| !s.is_empty());
+            if dirty { format!("{rev}-dirty") } else { rev }
+        }
+        _ => "unknown".to_string(),
+    };
+    println!("cargo:rustc-env=CUBE_ORACLE_BUILD_REVISION={revision}");
 }

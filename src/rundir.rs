@@ -375,6 +375,15 @@ pub fn git_revision() -> String {
     }
 }
 
+/// The git revision this binary was built from (with `-dirty` when the
+/// checkout's code had uncommitted changes), or `unknown` when it was built
+/// outside a git checkout. It differs from [`git_revision`] when an
+/// executable built earlier runs in a checkout that has moved on.
+#[must_use]
+pub fn build_revision() -> &'static str {
+    env!("CUBE_ORACLE_BUILD_REVISION")
+}
+
 /// Versions of the key dependencies, as locked when this binary was built.
 #[must_use]
 pub fn dependency_versions() -> Vec<(&'static str, &'static str)> {

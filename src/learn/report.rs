@@ -13,7 +13,7 @@ use crate::learn::model::{forward_macs, parameter_count};
 use crate::learn::objective;
 use crate::plot::{Chart, Series, Style};
 use crate::puzzle::Puzzle;
-use crate::rundir::{dependency_versions, git_revision, unix_now, write_atomic};
+use crate::rundir::{build_revision, dependency_versions, git_revision, unix_now, write_atomic};
 use crate::search::OracleKind;
 use serde_json::json;
 use std::path::Path;
@@ -81,6 +81,7 @@ impl Meta {
         let mut value = json!({
             "run": cfg.run.name,
             "git_revision": git_revision(),
+            "build_revision": build_revision(),
             "command_line": opts.command_line,
             "seed": cfg.run.seed,
             "backend": format!("{:?}", cfg.backend.device).to_lowercase(),
@@ -130,6 +131,7 @@ impl Meta {
             "started_unix": self.value["leg_started_unix"],
             "command_line": self.value["command_line"],
             "git_revision": self.value["git_revision"],
+            "build_revision": self.value["build_revision"],
             "device": self.value["device"],
             "matmul": self.value["matmul"],
             "started_at_step": self.value["leg_started_at_step"],

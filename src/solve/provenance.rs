@@ -11,7 +11,7 @@
 
 use crate::learn::backend;
 use crate::learn::inference::NetOracle;
-use crate::rundir::{dependency_versions, git_revision, unix_now, write_atomic};
+use crate::rundir::{build_revision, dependency_versions, git_revision, unix_now, write_atomic};
 use crate::search::Oracle;
 use crate::solve::SolveOptions;
 use crate::solve::error::SolveError;
@@ -42,6 +42,7 @@ pub(super) fn describe(
     json!({
         "command_line": std::env::args().collect::<Vec<_>>().join(" "),
         "git_revision": git_revision(),
+        "build_revision": build_revision(),
         "versions": versions,
         "run": opts.run_dir,
         "checkpoint": oracle.checkpoint,

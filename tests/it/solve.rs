@@ -113,6 +113,8 @@ fn cli_writes_every_file_and_reports_unsolved_cubes() {
     assert!(meta["command_line"].as_str().unwrap().contains("--testset deepcubea-10"), "{meta}");
     assert!(Path::new(meta["checkpoint"].as_str().unwrap()).is_file(), "{meta}");
     assert!(meta["products"].as_str().unwrap().starts_with("f32 on "), "{meta}");
+    // The executable's build revision, as the library built with it says.
+    assert_eq!(meta["build_revision"], cube_oracle::rundir::build_revision(), "{meta}");
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap();
     let model = cpuinfo.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).unwrap().trim();
     let device = meta["device"].as_str().unwrap();

@@ -56,9 +56,32 @@ fn smoke_run_writes_every_file() {
     // The resolved config round-trips and equals what was run.
     assert_eq!(TrainConfig::load(&dir.join("config.toml")).unwrap(), cfg);
     let meta: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("meta.json")).unwrap()).unwrap();
-    for key in ["git_revision", "command_line", "seed", "backend", "device", "crate_versions", "samples_done"] {
+    for key in [
+        "git_revision",
+        "build_revision",
+        "command_line",
+        "seed",
+        "backend",
+        "device",
+        "crate_versions",
+        "samples_done",
+    ] {
         assert!(meta.get(key).is_some(), "meta.json lacks {key}");
     }
+    // The executable's own revision: this checkout's commit, `-dirty` when
+    // its code differs from it (the test runs in a git checkout).
+    let git = |args: &[&str]| {
+        let out =
+            std::process::Command::new("git").args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
+        assert!(out.status.success(), "git {args:?} failed: the tests run in a git checkout");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    let head = git(&["rev-parse", "HEAD"]);
+    let code =
+        git(&["status", "--porcelain", "--untracked-files=no", "--", "build.rs", "Cargo.toml", "Cargo.lock", "src"]);
+    let want = if code.is_empty() { head } else { format!("{head}-dirty") };
+    assert_eq!(meta["build_revision"], want.as_str());
+    assert_eq!(meta["legs"][0]["build_revision"], want.as_str());
     assert_eq!(meta["samples_done"], 40 * 256);
     assert_eq!(meta["complete"], true);
     assert!(dir.join("checkpoints").join("step-00000040.ckpt").exists());
