@@ -1,6 +1,9 @@
 //! Records, for run metadata, the locked versions of key dependencies and
 //! the git revision the executables are built from.
 
+#[path = "src/revision.rs"]
+mod revision;
+
 fn main() {
     println!("cargo:rerun-if-changed=Cargo.lock");
     build_revision();
@@ -32,30 +35,6 @@ fn build_revision() {
             println!("cargo:rerun-if-changed={path}");
         }
     }
-    let git = |args: &[&str]| {
-        std::process::Command::new("git")
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    let revision = match git(&["rev-parse", "HEAD"]) {
-        Some(rev) if !rev.is_empty() => {
-            let dirty = git(&[
-                "status",
-                "--porcelain",
-                "--untracked-files=no",
-                "--",
-                "build.rs",
-                "Cargo.toml",
-                "Cargo.lock",
-                "src",
-            ])
-            .is_some_and(|s| !s.is_empty());
-            if dirty { format!("{rev}-dirty") } else { rev }
-        }
-        _ => "unknown".to_string(),
-    };
+    let revision = revision::of_checkout(&["build.rs", "Cargo.toml", "Cargo.lock", "src"]);
     println!("cargo:rustc-env=CUBE_ORACLE_BUILD_REVISION={revision}");
 }

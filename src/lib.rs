@@ -39,6 +39,7 @@ pub mod plot;
 pub mod powerlaw;
 pub mod puzzle;
 pub mod registry;
+pub mod revision;
 pub mod rundir;
 pub mod scramble;
 pub mod search;

@@ -358,21 +358,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
 /// there are uncommitted changes), or `unknown` outside a git checkout.
 #[must_use]
 pub fn git_revision() -> String {
-    let run = |args: &[&str]| {
-        std::process::Command::new("git")
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    match run(&["rev-parse", "HEAD"]) {
-        Some(rev) if !rev.is_empty() => {
-            let dirty = run(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
-            if dirty { format!("{rev}-dirty") } else { rev }
-        }
-        _ => "unknown".to_string(),
-    }
+    crate::revision::of_checkout(&[])
 }
 
 /// The git revision this binary was built from (with `-dirty` when the
