@@ -26,15 +26,15 @@ fn main() {
 }
 
 /// `CUBE_ORACLE_BUILD_REVISION`: the checkout's commit, with `-dirty` when
-/// the code (`src`, `build.rs`, `Cargo.toml`, `Cargo.lock`) differs from
-/// it, or `unknown` outside a git checkout. The script runs again when the
+/// the code (`revision::CODE`) differs from it, or `unknown` outside a git
+/// checkout. The script runs again when the
 /// code or the branch's commit changes.
 fn build_revision() {
-    for path in ["build.rs", "Cargo.toml", "src", ".git/HEAD", ".git/refs/heads", ".git/packed-refs"] {
+    for path in revision::CODE.into_iter().chain([".git/HEAD", ".git/refs/heads", ".git/packed-refs"]) {
         if std::path::Path::new(path).exists() {
             println!("cargo:rerun-if-changed={path}");
         }
     }
-    let revision = revision::of_checkout(&["build.rs", "Cargo.toml", "Cargo.lock", "src"]);
+    let revision = revision::of_checkout(&revision::CODE);
     println!("cargo:rustc-env=CUBE_ORACLE_BUILD_REVISION={revision}");
 }

@@ -5,6 +5,10 @@
 //! It uses nothing but the standard library, so that `build.rs` can
 //! include it.
 
+/// The files an executable is built from: its revision is `-dirty` only
+/// when one of these differs from the commit.
+pub const CODE: [&str; 4] = ["build.rs", "Cargo.toml", "Cargo.lock", "src"];
+
 /// The commit of the git checkout around the current directory, with
 /// `-dirty` when a tracked file under `paths` (any tracked file when
 /// `paths` is empty) differs from it; `unknown` outside a git checkout or

@@ -77,8 +77,9 @@ fn smoke_run_writes_every_file() {
         String::from_utf8(out.stdout).unwrap().trim().to_string()
     };
     let head = git(&["rev-parse", "HEAD"]);
-    let code =
-        git(&["status", "--porcelain", "--untracked-files=no", "--", "build.rs", "Cargo.toml", "Cargo.lock", "src"]);
+    let mut status = vec!["status", "--porcelain", "--untracked-files=no", "--"];
+    status.extend(cube_oracle::revision::CODE);
+    let code = git(&status);
     let want = if code.is_empty() { head } else { format!("{head}-dirty") };
     assert_eq!(meta["build_revision"], want.as_str());
     assert_eq!(meta["legs"][0]["build_revision"], want.as_str());

@@ -25,8 +25,9 @@
 //!
 //! The first (one-hot) layer is a sum of weight rows already: an integer
 //! network adds them as 16-bit integers ([`super::words`]). The head stays
-//! f32: its 12 outputs are the Q-values the search compares. The integer sums of the AVX2 and the portable kernel
-//! are identical; their outputs differ by the epilogue's float rounding.
+//! f32: its 12 outputs are the Q-values the search compares. The integer
+//! sums of the AVX2 and the portable kernel are identical; their outputs
+//! differ by the epilogue's float rounding.
 //!
 //! On a CPU with AMX-INT8 the same sums can be formed on tiles instead
 //! ([`tiles`], `TDPBUSD`), when `CUBE_ORACLE_INT8_KERNEL=amx` asks for it
