@@ -16,7 +16,11 @@ use std::process::ExitCode;
 
 #[derive(Parser, Debug)]
 #[command(group(clap::ArgGroup::new("exporting").args(["export", "export_weights"])))]
-#[command(name = "train", version, about = "Train a self-supervised policy oracle (see configs/)")]
+#[command(
+    name = "train",
+    version,
+    about = "Train a self-supervised oracle: policy, Q-distance or value (see configs/)"
+)]
 struct Args {
     /// TOML config file.
     #[arg(long, required_unless_present_any = ["export_weights", "export"])]

@@ -520,14 +520,14 @@ fn write_outputs(
         }
     }
     crate::say!(
-        "{} {} [{}]: {} instances, solved {:.1}% (limit {:.1}%), mean length {:.2}, {}, {:.0} nodes generated/instance ({:.0} expanded), {:.3} s/instance, {:.3e} nodes/s, EBF {:.3}",
+        "{} {} [{}]: {} instances, solved {:.1}% (limit {:.1}%), {}, {}, {:.0} nodes generated/instance ({:.0} expanded), {:.3} s/instance, {:.3e} nodes/s, EBF {:.3}",
         by.puzzle,
         by.method,
         by.heuristic,
         s.instances,
         s.solved_pct,
         s.limit_pct,
-        s.mean_length,
+        record::length_or_na(s.mean_length, ""),
         record::pct_or_na("optimal", s.optimal_pct),
         s.mean_generated,
         s.mean_expanded,

@@ -591,11 +591,10 @@ impl<S> Tables<'_, S> {
         let n = self.cases.len().max(1) as f64;
         for (s, wall) in summaries.iter().zip(wall_s) {
             crate::say!(
-                "width {:>7}: solved {:.1}%, mean length {:.2} {}, {}, {:.0} expanded, {:.3} s/instance (p95 {:.3}; wall {:.3}), {:.0} expanded/s",
+                "width {:>7}: solved {:.1}%, {}, {}, {:.0} expanded, {:.3} s/instance (p95 {:.3}; wall {:.3}), {:.0} expanded/s",
                 s.width,
                 s.solved_pct,
-                s.mean_length,
-                self.units(),
+                record::length_or_na(s.mean_length, self.units()),
                 record::pct_or_na("optimal", s.optimal_pct),
                 s.mean_expanded,
                 s.mean_elapsed_s,

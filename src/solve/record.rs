@@ -277,6 +277,15 @@ pub fn pct_or_na(label: &str, v: f64) -> String {
     if v.is_nan() { format!("{label} n/a") } else { format!("{label} {v:.1}%") }
 }
 
+/// `mean length 21.84 QTM` (units may be empty), or `mean length n/a` when no instance was solved.
+pub fn length_or_na(v: f64, units: &str) -> String {
+    if v.is_nan() {
+        "mean length n/a".to_string()
+    } else {
+        format!("mean length {v:.2} {units}").trim_end().to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,5 +326,11 @@ mod tests {
         assert!(s.mean_ebf.is_nan());
         let none = summarize(0, &[]);
         assert!(none.mean_length.is_nan() && none.optimal_pct.is_nan() && none.solved_pct == 0.0);
+        // Nothing solved prints as n/a, never as NaN.
+        let unsolved = summarize(0, &refs[3..]);
+        assert_eq!(length_or_na(unsolved.mean_length, "QTM"), "mean length n/a");
+        assert_eq!(pct_or_na("optimal", unsolved.optimal_pct), "optimal n/a");
+        assert_eq!(length_or_na(s.mean_length, "QTM"), "mean length 11.00 QTM");
+        assert_eq!(length_or_na(s.mean_length, ""), "mean length 11.00");
     }
 }
