@@ -221,7 +221,11 @@ pub fn lock_shared(dir: &Path) -> Result<FolderLock, FolderError> {
     acquire(dir, true)
 }
 
-fn acquire(dir: &Path, shared: bool) -> Result<FolderLock, FolderError> {
+fn acquire(given: &Path, shared: bool) -> Result<FolderLock, FolderError> {
+    // `.`, `..` or `runs/x/..` name a folder too: lock it by its real name,
+    // beside it, as every other spelling of the same folder does.
+    let resolved = lexical_absolute(given);
+    let dir = resolved.as_deref().unwrap_or(given);
     let path = sibling(dir, ".", ".lock");
     if let Some(parent) = path.parent()
         && !parent.as_os_str().is_empty()
@@ -257,7 +261,7 @@ fn acquire(dir: &Path, shared: bool) -> Result<FolderLock, FolderError> {
                     let stamp = stamp.trim();
                     holders.push(if stamp.is_empty() { "holder unknown".to_string() } else { stamp.to_string() });
                 }
-                return Err(FolderError::Locked { dir: dir.to_path_buf(), holder: holders.join("; ") });
+                return Err(FolderError::Locked { dir: given.to_path_buf(), holder: holders.join("; ") });
             }
             Err(TryLockError::Error(e)) => return Err(io("locking", &path)(e)),
         }
@@ -294,7 +298,7 @@ fn acquire(dir: &Path, shared: bool) -> Result<FolderLock, FolderError> {
         };
         return Ok(FolderLock { file, path, shared, stamp });
     }
-    Err(FolderError::Locked { dir: dir.to_path_buf(), holder: "the lock file keeps changing".to_string() })
+    Err(FolderError::Locked { dir: given.to_path_buf(), holder: "the lock file keeps changing".to_string() })
 }
 
 /// The processes writing output folders directly under `dir` or under
@@ -433,8 +437,16 @@ pub const MAX_RUN_DEPTH: usize = 64;
 /// first, so `--out sub` from inside a run finds it too.
 #[must_use]
 pub fn enclosing_run(parent: &Path) -> Option<PathBuf> {
+    let at = lexical_absolute(parent)?;
+    at.ancestors().take(MAX_RUN_DEPTH).find(|p| crate::rundir::is_run(p)).map(Path::to_path_buf)
+}
+
+/// `path` made absolute with its `.` and `..` resolved by name (so that it
+/// ends in the folder's own name), or `None` if the working directory is
+/// unknown.
+fn lexical_absolute(path: &Path) -> Option<PathBuf> {
     let mut at = PathBuf::new();
-    for part in std::path::absolute(parent).ok()?.components() {
+    for part in std::path::absolute(path).ok()?.components() {
         match part {
             Component::ParentDir => {
                 at.pop();
@@ -443,7 +455,7 @@ pub fn enclosing_run(parent: &Path) -> Option<PathBuf> {
             other => at.push(other),
         }
     }
-    at.ancestors().take(MAX_RUN_DEPTH).find(|p| crate::rundir::is_run(p)).map(Path::to_path_buf)
+    Some(at)
 }
 
 /// A claimed output folder: locked, and either new or staged beside the
@@ -487,7 +499,7 @@ impl Output {
             }
             Some(Found::Interrupted) | None => {
                 if matches!(found, Some(Found::Interrupted)) {
-                    let kept = keep_interrupted(&target)?;
+                    let kept = keep_interrupted(&target, &target)?;
                     eprintln!(
                         "{} was left unfinished by an interrupted run: kept as {}",
                         target.display(),
@@ -524,65 +536,91 @@ impl Output {
                 let _ = std::fs::rename(&old, &self.target);
                 return Err(io("moving the new results to", &self.target)(e));
             }
+            crate::rundir::sync_parent(&self.target);
             std::fs::remove_dir_all(&old).map_err(io("removing the replaced folder", &old))?;
         }
         Ok(self.target.clone())
     }
 }
 
-/// Renames an unfinished output folder to `<name>.interrupted` (or
-/// `<name>.interrupted-2`, …), out of the way of the new one.
-fn keep_interrupted(target: &Path) -> Result<PathBuf, FolderError> {
+/// Renames the unfinished output folder `from` (the folder `target` itself,
+/// or a staging folder of it) to `<target>.interrupted` (or
+/// `<target>.interrupted-2`, …), out of the way of the new one.
+fn keep_interrupted(from: &Path, target: &Path) -> Result<PathBuf, FolderError> {
     let mut k = 1;
     loop {
         let tag = if k == 1 { ".interrupted".to_string() } else { format!(".interrupted-{k}") };
         let kept = sibling(target, "", &tag);
         if std::fs::symlink_metadata(&kept).is_err() {
-            std::fs::rename(target, &kept).map_err(io("renaming an unfinished folder", target))?;
+            std::fs::rename(from, &kept).map_err(io("renaming an unfinished folder", from))?;
             return Ok(kept);
         }
         k += 1;
     }
 }
 
+/// Whether output folder `dir` holds anything but its marker: results that
+/// an unfinished run wrote (a sweep writes each finished width).
+fn holds_results(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|mut entries| entries.any(|e| e.is_ok_and(|e| e.file_name() != MARKER)))
+}
+
 impl Drop for Output {
-    /// A claim dropped without a commit (an error) removes its staging
-    /// folder (the old folder was never touched), or a new folder it left
-    /// empty but for its marker, so a failed run does not block the label;
-    /// a new folder with results in it keeps them, marked unfinished.
+    /// A claim dropped without a commit (an error) removes the folder it
+    /// made (new, or a staging folder beside the old one, which was never
+    /// touched) if it holds nothing but its marker, so a failed run does not
+    /// block the label. Results in it are kept: a new folder stays, marked
+    /// unfinished; a staging folder becomes `<name>.interrupted`.
     fn drop(&mut self) {
-        if self.work != self.target {
-            if self.work.exists() {
-                let _ = std::fs::remove_dir_all(&self.work);
+        if self.committed || !self.work.exists() {
+            return;
+        }
+        if holds_results(&self.work) {
+            if self.work != self.target
+                && let Ok(kept) = keep_interrupted(&self.work, &self.target)
+            {
+                eprintln!("the unfinished results are kept in {}", kept.display());
             }
-        } else if !self.committed {
-            let only_marker = std::fs::read_dir(&self.work)
-                .map(|entries| entries.flatten().all(|e| e.file_name() == MARKER))
-                .unwrap_or(false);
-            if only_marker {
-                let _ = std::fs::remove_file(self.work.join(MARKER));
-                let _ = std::fs::remove_dir(&self.work);
-            }
+        } else {
+            let _ = std::fs::remove_file(self.work.join(MARKER));
+            let _ = std::fs::remove_dir(&self.work);
         }
     }
 }
 
-/// Under the lock: restores `.<name>.old-*` if a crash fell between the two
-/// renames of a commit (the folder itself is then missing), and removes the
-/// staging and old folders that interrupted claims left.
+/// Whether `file` is `.<name><tag><pid>`: the exact name a claim of `name`
+/// gives its staging (`.new-`) or moved-aside (`.old-`) folder, and never
+/// a file of another label (`<name>.new-lr`'s lock is `.<name>.new-lr.lock`).
+fn is_leftover(file: &str, name: &str, tag: &str) -> bool {
+    file.strip_prefix('.')
+        .and_then(|f| f.strip_prefix(name))
+        .and_then(|f| f.strip_prefix(tag))
+        .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Under the lock: restores `.<name>.old-<pid>` if a crash fell between the
+/// two renames of a commit (the folder itself is then missing), keeps the
+/// results of a killed replacement's staging folder `.<name>.new-<pid>` as
+/// `<name>.interrupted`, and removes the other leftovers of killed claims.
 fn recover(target: &Path) -> Result<(), FolderError> {
     let Some(parent) = target.parent() else { return Ok(()) };
     let name = target.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     let Ok(entries) = std::fs::read_dir(if parent.as_os_str().is_empty() { Path::new(".") } else { parent }) else {
         return Ok(());
     };
-    let (old, new) = (format!(".{name}.old-"), format!(".{name}.new-"));
     for entry in entries.flatten() {
         let file = entry.file_name().to_string_lossy().to_string();
+        let (old, new) = (is_leftover(&file, &name, ".old-"), is_leftover(&file, &name, ".new-"));
+        if !(old || new) || !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
         let path = parent.join(&file);
-        if file.starts_with(&old) && !target.exists() {
+        if old && !target.exists() {
             std::fs::rename(&path, target).map_err(io("restoring", target))?;
-        } else if file.starts_with(&old) || file.starts_with(&new) {
+        } else if new && holds_results(&path) {
+            let kept = keep_interrupted(&path, target)?;
+            eprintln!("a killed run's unfinished results are kept in {}", kept.display());
+        } else {
             std::fs::remove_dir_all(&path).map_err(io("removing the leftover", &path))?;
         }
     }
@@ -705,25 +743,76 @@ mod tests {
         // A new claim that fails before writing leaves no empty folder behind.
         drop(Output::claim(&root, "empty", "--label", IfExists::Refuse).unwrap());
         assert!(!root.join("empty").exists());
-        // An interrupted replacement (dropped without commit) leaves the old results.
+        // An interrupted replacement (dropped without commit) leaves the old
+        // results in place and keeps its own, marked unfinished, beside them.
         let second = Output::claim(&root, "out", "--label", IfExists::Replace).unwrap();
         std::fs::write(second.dir().join("a.csv"), "half").unwrap();
         drop(second);
         assert_eq!(std::fs::read_to_string(root.join("out/a.csv")).unwrap(), "old");
+        assert_eq!(std::fs::read_to_string(root.join("out.interrupted/a.csv")).unwrap(), "half");
+        assert!(matches!(classify(&root.join("out.interrupted")), Found::Interrupted));
+        // One that wrote nothing leaves nothing.
+        drop(Output::claim(&root, "out", "--label", IfExists::Replace).unwrap());
         // The next claim tidies the leftover and a committed one swaps in.
         let third = Output::claim(&root, "out", "--label", IfExists::Replace).unwrap();
         std::fs::write(third.dir().join("b.csv"), "new").unwrap();
         third.commit().unwrap();
         assert!(!root.join("out/a.csv").exists());
         assert_eq!(std::fs::read_to_string(root.join("out/b.csv")).unwrap(), "new");
-        let names: Vec<String> =
+        let mut names: Vec<String> =
             std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
-        assert_eq!(names, vec!["out".to_string()], "no leftovers");
+        names.sort();
+        assert_eq!(names, vec!["out".to_string(), "out.interrupted".to_string()], "no leftovers");
+        std::fs::remove_dir_all(root.join("out.interrupted")).unwrap();
         // A crash between the two renames of a commit is repaired.
         std::fs::rename(root.join("out"), root.join(".out.old-1")).unwrap();
         let fourth = Output::claim(&root, "out", "--label", IfExists::Refuse).unwrap_err();
         assert!(matches!(fourth, FolderError::Exists { .. }));
         assert_eq!(std::fs::read_to_string(root.join("out/b.csv")).unwrap(), "new");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_killed_replacement_keeps_its_results_and_other_labels_files_are_left_alone() {
+        let root = scratch("leftovers");
+        let out = Output::claim(&root, "out", "--label", IfExists::Refuse).unwrap();
+        std::fs::write(out.dir().join("a.csv"), "old").unwrap();
+        out.commit().unwrap();
+        // What a killed `--overwrite` leaves: a staging folder with a
+        // finished width, and one with nothing but its marker.
+        for (pid, table) in [(7, Some("width 1")), (8, None)] {
+            let staging = root.join(format!(".out.new-{pid}"));
+            write_marker(&staging, false).unwrap();
+            if let Some(text) = table {
+                std::fs::write(staging.join("scaling.csv"), text).unwrap();
+            }
+        }
+        // Files of the labels `out.new-lr` and `out.old-x`, one of them in use.
+        let other = Output::claim(&root, "out.new-lr", "--label", IfExists::Refuse).unwrap();
+        std::fs::write(root.join(".out.old-x.lock"), "a lock file").unwrap();
+        let again = Output::claim(&root, "out", "--label", IfExists::Replace).unwrap();
+        assert_eq!(std::fs::read_to_string(root.join("out.interrupted/scaling.csv")).unwrap(), "width 1");
+        assert!(!root.join(".out.new-7").exists() && !root.join(".out.new-8").exists());
+        assert!(root.join(".out.new-lr.lock").is_file() && root.join(".out.old-x.lock").is_file());
+        assert!(other.dir().is_dir() && root.join("out/a.csv").is_file());
+        drop((again, other));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_folder_has_one_lock_however_its_path_is_spelled() {
+        let root = scratch("spelling");
+        let run = root.join("run");
+        std::fs::create_dir_all(&run).unwrap();
+        let held = lock(&run).unwrap();
+        for spelling in [run.join("."), run.join("sub").join(".."), root.join("x/../run")] {
+            let e = lock_shared(&spelling).unwrap_err();
+            assert!(matches!(e, FolderError::Locked { .. }), "{}: {e}", spelling.display());
+        }
+        drop(held);
+        let names: Vec<String> =
+            std::fs::read_dir(&run).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
+        assert!(names.is_empty(), "no lock file inside the folder: {names:?}");
         std::fs::remove_dir_all(&root).unwrap();
     }
 

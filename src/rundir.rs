@@ -228,7 +228,11 @@ fn recover_overwrite(dir: &Path) -> Result<(), FileError> {
     let Ok(entries) = std::fs::read_dir(parent) else { return Ok(()) };
     let prefix = format!(".{}.overwritten-", name.to_string_lossy());
     for entry in entries.flatten() {
-        if !entry.file_name().to_string_lossy().starts_with(&prefix) {
+        // `<pid>` and nothing else: never a file of a run named `<name>.overwritten-…`.
+        let file = entry.file_name().to_string_lossy().to_string();
+        let ours =
+            file.strip_prefix(&prefix).is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+        if !ours || !entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
         let aside = entry.path();
@@ -314,6 +318,15 @@ pub(crate) fn sibling(path: &Path, prefix: &str, suffix: &str) -> PathBuf {
     path.with_file_name(name)
 }
 
+/// Best effort: syncs the folder that holds `path`, so that a rename into
+/// it survives a power cut (not needed against a killed process).
+pub(crate) fn sync_parent(path: &Path) {
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    if let Ok(dir) = std::fs::File::open(parent) {
+        let _ = dir.sync_all();
+    }
+}
+
 /// Seconds since the Unix epoch (0 if the clock is before it).
 #[must_use]
 pub fn unix_now() -> u64 {
@@ -345,7 +358,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
             .map_err(FileError::at("creating", &tmp))?;
         f.write_all(bytes).map_err(FileError::at("writing", &tmp))?;
         f.sync_all().map_err(FileError::at("syncing", &tmp))?;
-        std::fs::rename(&tmp, path).map_err(FileError::at("renaming a finished temporary file to", path))
+        std::fs::rename(&tmp, path).map_err(FileError::at("renaming a finished temporary file to", path))?;
+        sync_parent(path);
+        Ok(())
     })();
     if written.is_err() {
         // A full disk (or any failure) leaves the old file and no partial one.

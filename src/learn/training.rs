@@ -43,6 +43,8 @@ pub(crate) static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Set by the Ctrl-C handler; the loop checkpoints and stops when it sees it.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// A training loop is running in this process.
+static TRAINING: AtomicBool = AtomicBool::new(false);
 
 /// Checkpoint files kept in `checkpoints/`.
 const KEEP_CHECKPOINTS: usize = 2;
@@ -135,9 +137,38 @@ pub fn request_stop() {
     INTERRUPTED.store(true, Ordering::SeqCst);
 }
 
+/// Ctrl-C: while a training loop runs, the first one stops it at the next
+/// step boundary (checkpoint written); a second one, or one at any other
+/// time (a study evaluating a point, a run setting up), ends the process at
+/// once, as Ctrl-C does in a program without a handler. Whatever it was
+/// writing is kept or recovered as after a kill.
+fn on_ctrlc() {
+    if TRAINING.load(Ordering::SeqCst) && !INTERRUPTED.swap(true, Ordering::SeqCst) {
+        eprintln!("\nstopping at the next step (Ctrl-C again to quit at once)");
+        return;
+    }
+    std::process::exit(130);
+}
+
 fn install_ctrlc_handler() {
     // A second call in the same process (tests) fails harmlessly.
-    let _ = ctrlc::set_handler(request_stop);
+    let _ = ctrlc::set_handler(on_ctrlc);
+}
+
+/// Marks a training loop as running while it lives (see [`on_ctrlc`]).
+struct Training;
+
+impl Training {
+    fn start() -> Self {
+        TRAINING.store(true, Ordering::SeqCst);
+        Training
+    }
+}
+
+impl Drop for Training {
+    fn drop(&mut self) {
+        TRAINING.store(false, Ordering::SeqCst);
+    }
 }
 
 /// The learning rate for 0-based `step`.
@@ -384,6 +415,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     let mut last_log = (Instant::now(), state.samples);
     let mut stopped_early = false;
 
+    let training = Training::start();
     while state.step < total {
         if state.step >= stop_at || INTERRUPTED.load(Ordering::SeqCst) {
             stopped_early = true;
@@ -453,6 +485,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
             eprintln!("interrupted at step {}: checkpoint written; continue with --resume", state.step);
         }
     }
+    drop(training);
     let leg_s = leg_start.elapsed().as_secs_f64();
     let samples_per_s = (state.samples - samples_before) as f64 / leg_s.max(1e-9);
 

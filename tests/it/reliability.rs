@@ -181,7 +181,9 @@ fn an_interrupted_overwrite_keeps_the_old_results_and_leaves_only_whole_files() 
         }
     }
     assert!(whole >= 5, "the first width's tables and plots are there");
-    // The next claim of the label tidies the leftover and replaces `keep`.
+    let measured = snapshot(&staging);
+    // The next claim of the label keeps what the killed sweep measured, as
+    // `keep.interrupted`, and replaces `keep`.
     let (code, text) = run(
         SOLVE,
         &["--run", &run_s, "--testset", "deepcubea-10", "--beam-log2", "3", "--max-depth", "4", "--label", "keep"]
@@ -191,13 +193,28 @@ fn an_interrupted_overwrite_keeps_the_old_results_and_leaves_only_whole_files() 
         &dir,
     );
     assert_eq!(code, 0, "{text}");
-    assert!(!staging.exists(), "the leftover staging folder is removed");
+    assert!(!staging.exists(), "the leftover staging folder is moved");
+    assert!(text.contains("unfinished results are kept in") && text.contains("keep.interrupted"), "{text}");
+    let kept = run_dir.join("solve/keep.interrupted");
+    let kept_files = snapshot(&kept);
+    for (path, bytes) in &measured {
+        let name = path.strip_prefix(&staging).unwrap();
+        if name.to_string_lossy().ends_with(".csv") {
+            let copy = kept_files.iter().find(|(p, _)| *p == kept.join(name)).map(|(_, b)| b);
+            assert_eq!(copy, Some(bytes), "{} is kept as it was", name.display());
+        }
+    }
     assert_ne!(snapshot(&keep), before, "the completed rerun replaced the results");
-    let names: Vec<String> = std::fs::read_dir(run_dir.join("solve"))
+    let mut names: Vec<String> = std::fs::read_dir(run_dir.join("solve"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
         .collect();
-    assert_eq!(names, vec!["keep".to_string()], "no staging folder or lock file is left");
+    names.sort();
+    assert_eq!(
+        names,
+        vec!["keep".to_string(), "keep.interrupted".to_string()],
+        "no staging folder or lock file is left"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

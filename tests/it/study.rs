@@ -344,6 +344,53 @@ fn included_runs_and_extra_points_join_the_study_untrained() {
 }
 
 #[test]
+fn ctrl_c_while_a_point_is_evaluated_ends_the_study_at_once_and_it_resumes() {
+    let dir = tmp("sigint");
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/cube2-reference.toml");
+    // One small point whose evaluation (beam search at 2^10 and 2^11) takes
+    // seconds, so that Ctrl-C reaches it there, after training.
+    let text = format!(
+        "[study]\nname = \"s\"\nbase = {base:?}\nout_dir = {dir:?}\nhidden = [[16]]\nsamples = [200000]\n\n\
+         [eval]\nrandom = 60\nseed = 3\nbeam_log2 = [10, 11]\n"
+    );
+    let cfg = dir.join("study.toml");
+    std::fs::write(&cfg, text).unwrap();
+    let child = command(env!("CARGO_BIN_EXE_study"))
+        .args(["--config", cfg.to_str().unwrap(), "--no-progress"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let evaluating = || {
+        std::fs::read_dir(dir.join("s"))
+            .ok()
+            .and_then(|mut e| e.find_map(|e| e.ok().map(|e| e.path()).filter(|p| p.is_dir())))
+            .is_some_and(|point| point.join("solve/study-eval").is_dir())
+    };
+    let started = std::time::Instant::now();
+    while !evaluating() {
+        assert!(started.elapsed().as_secs() < 300, "no evaluation after 300 s");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let sent = std::time::Instant::now();
+    let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let waited = sent.elapsed().as_secs_f64();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "Ctrl-C during the evaluation ends the study: {err}");
+    assert!(waited < 2.0, "it ends at once, not after the evaluation ({waited:.1} s): {err}");
+    let points: Vec<_> = std::fs::read_dir(dir.join("s")).unwrap().flatten().map(|e| e.path()).collect();
+    assert!(points.iter().all(|p| !p.join("point.csv").exists()), "the point is not finished");
+    // Run again: the trained point is evaluated afresh and finished.
+    let (code, out, err) = study(&["--config", cfg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("left unfinished by an interrupted run"), "the cut evaluation is kept aside: {err}");
+    assert_eq!(numbers(&dir.join("s/points.csv"), "solved_pct").len(), 2, "one row per width");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_killed_study_resumes_its_point_and_ends_as_if_never_stopped() {
     let dir = tmp("kill");
     let grid = "hidden = [[16]]\nsamples = [1400000]";

@@ -351,7 +351,7 @@ fn ctrl_c_writes_a_checkpoint_and_the_run_resumes() {
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");
-    assert!(err.contains("checkpoint written"), "{err}");
+    assert!(err.contains("stopping at the next step") && err.contains("checkpoint written"), "{err}");
     let ckpts: Vec<_> = std::fs::read_dir(dir.join("runs/long/checkpoints")).unwrap().collect();
     assert!(!ckpts.is_empty());
     // The interrupted run continues from where it stopped.
