@@ -205,6 +205,9 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
         out.expanded += n as u64;
         cands.clear();
         let mut best_solved: Option<Candidate> = None;
+        // Every applicable child counts as generated, in every kind (a value
+        // oracle's duplicates are not sent to it, but they were generated).
+        let mut generated = 0usize;
         let mut consider = |c: Candidate, s: &P::State, cands: &mut Vec<Candidate>| {
             if pre[c.action as usize].as_ref() == Some(s) && best_solved.is_none_or(|b| better(&c, &b)) {
                 best_solved = Some(c);
@@ -221,6 +224,7 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
                     if !puzzle.is_applicable(s, a) || (cfg.prune && puzzle.is_redundant(*recent, a)) {
                         continue;
                     }
+                    generated += 1;
                     let mut child = s.clone();
                     puzzle.apply(&mut child, a);
                     if cfg.dedup && !child_seen.insert(puzzle.key(&child)) {
@@ -239,6 +243,7 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
                 oracle.predict(&enc[..rows * width_enc], rows, &mut lp[start_row..end])?;
             }
             out.forwards += c as u64;
+            check_finite(&lp, depth)?;
             for (cand, &v) in child_cands.iter().zip(&lp) {
                 let c = Candidate { score: kind.child_score(0.0, depth, f64::from(v)), ..*cand };
                 consider(c, &beam[cand.parent as usize], &mut cands);
@@ -253,6 +258,7 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
                 oracle.predict(&enc[..rows * width_enc], rows, &mut lp[start_row * moves..end * moves])?;
             }
             out.forwards += n as u64;
+            check_finite(&lp, depth)?;
             for (i, (s, recent)) in beam.iter().zip(&recents).enumerate() {
                 for m in 0..moves {
                     let a = inverse[m];
@@ -264,6 +270,7 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
                     consider(Candidate { score, parent: i as u32, action: a }, s, &mut cands);
                 }
             }
+            generated = cands.len();
             // The per-state move distribution the diagnostics describe: the
             // policy itself, or a Q oracle's Boltzmann policy softmax(−Q).
             match kind.move_distribution() {
@@ -284,7 +291,7 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
             out.start_kl_uniform = policy.map_or(f64::NAN, |(first, _)| (moves as f64).ln() - first);
         }
         let mean_policy_entropy = policy.map_or(f64::NAN, |(_, mean)| mean);
-        out.generated += cands.len() as u64;
+        out.generated += generated as u64;
 
         // Select the next beam.
         next.clear();
@@ -319,7 +326,7 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
         out.depths.push(DepthStats {
             depth,
             beam_size: next.len(),
-            generated: cands.len(),
+            generated,
             entropy: beam_entropy(&probs),
             max_log_prob: next_scores.first().copied().unwrap_or(f64::NEG_INFINITY),
             mean_log_prob: next_scores.iter().sum::<f64>() / next_scores.len().max(1) as f64,
@@ -350,6 +357,15 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
         std::mem::swap(&mut recents, &mut next_recents);
     }
     Ok(out)
+}
+
+/// Refuses an oracle output that is NaN or infinite: ranked by
+/// `total_cmp`, a NaN would sort by its sign bit, silently first or last.
+fn check_finite(outputs: &[f32], depth: usize) -> Result<(), SearchError> {
+    match outputs.iter().position(|v| !v.is_finite()) {
+        Some(index) => Err(SearchError::NonFinite { value: outputs[index], depth, index }),
+        None => Ok(()),
+    }
 }
 
 /// Offers the candidates to `take` best first, in [`order`], until it

@@ -32,4 +32,17 @@ pub enum SearchError {
     /// The oracle failed.
     #[error("the oracle failed: {0}")]
     Oracle(#[from] OracleError),
+    /// The oracle returned NaN or an infinity, which no ranking can use.
+    #[error(
+        "the oracle returned {value} for a state at depth {depth} (output {index} of that depth): \
+         its weights are broken or its arithmetic overflowed, so no beam can be ranked"
+    )]
+    NonFinite {
+        /// The value returned.
+        value: f32,
+        /// The search depth of the batch.
+        depth: usize,
+        /// The output's index among that depth's outputs.
+        index: usize,
+    },
 }

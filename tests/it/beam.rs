@@ -6,6 +6,7 @@
 use cube_oracle::cube3::{Cube3, Cube3Puzzle, Metric};
 use cube_oracle::puzzle::{MoveId, Puzzle};
 use cube_oracle::scramble::{Scrambler, WalkLength};
+use cube_oracle::search::kind::OracleKind;
 use cube_oracle::search::{BeamConfig, DistanceTable, Oracle, beam_search};
 use cube_oracle::sliding::{Goal, Sliding};
 
@@ -61,6 +62,30 @@ impl Oracle for Uniform {
     }
     fn predict(&mut self, _: &[f32], rows: usize, out: &mut [f32]) -> Result<(), cube_oracle::search::OracleError> {
         out[..rows * self.0].fill(-(self.0 as f32).ln());
+        Ok(())
+    }
+}
+
+/// The same output for every row and move, of any kind, but output
+/// `nan_at` of every batch, which is NaN.
+struct Constant {
+    kind: OracleKind,
+    nan_at: Option<usize>,
+}
+
+impl Oracle for Constant {
+    fn num_moves(&self) -> usize {
+        12
+    }
+    fn kind(&self) -> OracleKind {
+        self.kind
+    }
+    fn predict(&mut self, _: &[f32], rows: usize, out: &mut [f32]) -> Result<(), cube_oracle::search::OracleError> {
+        let n = rows * self.kind.outputs(12);
+        out[..n].fill(if self.kind == OracleKind::Policy { -(12f32).ln() } else { 5.0 });
+        if let Some(at) = self.nan_at.filter(|&at| at < n) {
+            out[at] = f32::NAN;
+        }
         Ok(())
     }
 }
@@ -175,4 +200,36 @@ fn bad_widths_and_mismatched_oracles_are_refused() {
     assert!(e.unwrap_err().to_string().contains("out of range"));
     let e = beam_search(&p, &mut Uniform(18), &Cube3::SOLVED, &cfg(4, 3, true));
     assert!(e.unwrap_err().to_string().contains("predicts 18 moves"));
+}
+
+#[test]
+fn every_kind_counts_every_child_as_generated_at_every_width() {
+    let p = Cube3Puzzle::new(Metric::Qtm);
+    let start = Cube3::from_turns(&cube_oracle::cube3::notation::parse("R U F' L D B R' U'").unwrap());
+    // QTM: 12 children at depth 1, then 11 per state (X X' pruned), whether
+    // or not some are duplicates and however few the width keeps; the
+    // depths add up to the total.
+    for kind in [OracleKind::Policy, OracleKind::QDistance, OracleKind::Value] {
+        for (width, dedup) in [(4, false), (4, true), (4096, false), (4096, true)] {
+            let out = beam_search(&p, &mut Constant { kind, nan_at: None }, &start, &cfg(width, 3, dedup)).unwrap();
+            let at = |d: usize| out.depths[d].generated;
+            assert_eq!((at(0), at(1)), (12, 11 * width.min(12)), "{kind:?}, width {width}, dedup {dedup}");
+            let total: usize = out.depths.iter().map(|d| d.generated).sum();
+            assert_eq!(total as u64, out.generated, "{kind:?}, width {width}, dedup {dedup}");
+        }
+    }
+}
+
+#[test]
+fn a_nan_from_the_oracle_stops_the_search_with_an_error() {
+    let p = Cube3Puzzle::new(Metric::Qtm);
+    let start = Cube3::from_turns(&cube_oracle::cube3::notation::parse("R U F' L D B R' U'").unwrap());
+    for kind in [OracleKind::Policy, OracleKind::QDistance, OracleKind::Value] {
+        let e = beam_search(&p, &mut Constant { kind, nan_at: Some(5) }, &start, &cfg(64, 8, true)).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("returned NaN") && text.contains("depth 1") && text.contains("output 5"),
+            "{kind:?}: {text}"
+        );
+    }
 }
