@@ -42,6 +42,10 @@ impl Law {
     /// the law along `N·D = c/6` vanishes.
     #[must_use]
     pub fn optimal_split(&self, c: f64) -> (f64, f64) {
+        if !(self.a > 0.0 && self.b > 0.0) {
+            // A term fitted to 0 leaves its exponent undetermined: no split.
+            return (f64::NAN, f64::NAN);
+        }
         let s = self.alpha + self.beta;
         let g = (self.alpha * self.a / (self.beta * self.b)).powf(1.0 / s);
         let n = g * (c / 6.0).powf(self.beta / s);
@@ -70,13 +74,28 @@ pub struct Fit {
 /// The exponents searched: from 0.01 to 2.5.
 const EXPONENTS: (f64, f64) = (0.01, 2.5);
 
+/// How many different values `v` holds, values equal to three significant
+/// digits counting as one (`D = C/6N` rounds up to whole samples).
+#[must_use]
+pub fn levels(v: &[f64]) -> usize {
+    let mut keys: Vec<i64> = v.iter().map(|&x| (x.log10() * 1000.0).round() as i64).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.len()
+}
+
 /// Fits `y = E + A/x₁^α + B/x₂^β` (with `x2 = None`: `y = E + A/x₁^α`),
 /// every coefficient at least 0; `None` with fewer points than the law has
-/// parameters plus one, or a non-positive `x`.
+/// parameters plus one, fewer than three [`levels`] of a variable (through
+/// two, `E + A/x^α` passes exactly for every α, which no fit can tell
+/// apart), or a non-positive `x`.
 #[must_use]
 pub fn fit(x1: &[f64], x2: Option<&[f64]>, y: &[f64]) -> Option<Fit> {
     let params = if x2.is_some() { 5 } else { 3 };
     if y.len() < params + 1 || x1.len() != y.len() || x2.is_some_and(|x| x.len() != y.len()) {
+        return None;
+    }
+    if levels(x1) < 3 || x2.is_some_and(|x| levels(x) < 3) {
         return None;
     }
     if x1.iter().chain(x2.unwrap_or(&[])).any(|&x| !(x > 0.0 && x.is_finite())) || y.iter().any(|v| !v.is_finite()) {
@@ -194,7 +213,9 @@ fn solve_small(mut a: [[f64; 3]; 3], mut b: [f64; 3], m: usize) -> Option<[f64; 
 }
 
 /// Percentile bootstrap: `resamples` fits of the points drawn with
-/// replacement (seeded), each law's parameters in the order `E, A, α, B, β`;
+/// replacement (seeded; a draw that [`fit`] refuses, say one with fewer
+/// than three levels of a variable, counts as not fitted), each law's
+/// parameters in the order `E, A, α, B, β`;
 /// returns the 2.5 % and 97.5 % quantiles of each (NaN where fewer than
 /// half the resamples could be fitted).
 #[must_use]
@@ -293,5 +314,30 @@ mod tests {
     fn too_few_points_or_bad_values_are_not_fitted() {
         assert!(fit(&[1.0, 2.0, 3.0], None, &[1.0, 2.0, 3.0]).is_none());
         assert!(fit(&[1.0, 2.0, 0.0, 4.0], None, &[1.0, 2.0, 3.0, 4.0]).is_none());
+        // Two levels of x, however many points: every α passes through them.
+        assert!(fit(&[1.0, 1.0, 2.0, 2.0, 2.0], None, &[3.0, 3.1, 2.0, 2.1, 2.0]).is_none());
+        let (n, d) = grid();
+        let two: Vec<f64> = d.iter().map(|&v| if v < 5e7 { 1e7 } else { 1e8 }).collect();
+        let y: Vec<f64> = n.iter().zip(&two).map(|(&a, &b)| TAKANO.at(a, b)).collect();
+        assert!(fit(&n, Some(&two), &y).is_none(), "two levels of D");
+        assert_eq!(levels(&[3e13, 3e13 * (1.0 + 1e-7), 1e14, 3e14]), 3);
+    }
+
+    #[test]
+    fn bootstrap_draws_that_lose_a_level_do_not_widen_the_interval() {
+        // Nine points on three levels of x: a resample misses a level about
+        // one time in thirteen, and such a draw fits any α. Refused, they
+        // leave an interval around the true exponent.
+        let law = Law { e: 20.0, a: 40.0, alpha: 0.42, b: 0.0, beta: 0.0 };
+        let mut rng = StdRng::seed_from_u64(3);
+        let x: Vec<f64> = [1e13, 1e14, 1e15].iter().flat_map(|&v| [v, v, v]).collect();
+        let y: Vec<f64> =
+            x.iter().map(|&v| law.at(v.powf(0.1), 1.0) * (1.0 + 0.001 * (rng.random::<f64>() - 0.5))).collect();
+        let xs: Vec<f64> = x.iter().map(|v| v.powf(0.1)).collect();
+        let ci = bootstrap(&xs, None, &y, 400, 5);
+        assert!(0.3 < ci[2].0 && ci[2].1 < 0.55, "alpha CI {:?}", ci[2]);
+        // A law whose second term fits to 0 has no compute-optimal split.
+        let flat = Law { e: 1.0, a: 2.0, alpha: 0.3, b: 0.0, beta: 0.5 };
+        assert!(flat.optimal_split(1e15).0.is_nan());
     }
 }

@@ -189,11 +189,12 @@ fn fit_all(study: &Study, table: &std::path::Path, finished: &[String]) -> Resul
             ("e_low", col(|r| r.ci[0].0)),
             ("e_high", col(|r| r.ci[0].1)),
             ("a", col(|r| r.fit.law.a)),
-            ("alpha", col(|r| r.fit.law.alpha)),
+            // The exponent of a term fitted to 0 is undetermined: empty.
+            ("alpha", col(|r| if r.fit.law.a > 0.0 { r.fit.law.alpha } else { f64::NAN })),
             ("alpha_low", col(|r| r.ci[2].0)),
             ("alpha_high", col(|r| r.ci[2].1)),
             ("b", col(|r| r.fit.law.b)),
-            ("beta", col(|r| r.fit.law.beta)),
+            ("beta", col(|r| if r.against == "C" || r.fit.law.b > 0.0 { r.fit.law.beta } else { f64::NAN })),
             ("beta_low", col(|r| r.ci[4].0)),
             ("beta_high", col(|r| r.ci[4].1)),
             ("mae", col(|r| r.fit.mae)),
@@ -211,7 +212,8 @@ fn one_var(target: &str, width: u64, fit: Fit, ci: [(f64, f64); 5], reach: f64) 
 /// A row of a law in `(N, D)`, with its compute-optimal exponent `β/(α+β)`.
 fn two_var(target: &str, width: u64, fit: Fit, ci: [(f64, f64); 5]) -> Row {
     let l = fit.law;
-    let n_opt_exponent = l.beta / (l.alpha + l.beta);
+    // A term fitted to 0 leaves its exponent, and so the split, undetermined.
+    let n_opt_exponent = if l.a > 0.0 && l.b > 0.0 { l.beta / (l.alpha + l.beta) } else { f64::NAN };
     Row { target: target.into(), against: "N+D", width, fit, ci, flops_for_target: f64::NAN, n_opt_exponent }
 }
 
@@ -265,10 +267,7 @@ pub(super) fn budget_key(c: f64) -> i64 {
 
 /// How many different values `v` holds, equal to three digits counting as one.
 pub(super) fn distinct(v: &[f64]) -> usize {
-    let mut keys: Vec<i64> = v.iter().map(|&x| budget_key(x)).collect();
-    keys.sort_unstable();
-    keys.dedup();
-    keys.len()
+    fit::levels(v)
 }
 
 /// The iso-FLOP curves of every budget with at least three distinct sizes.

@@ -228,6 +228,8 @@ pub struct Study {
     pub config: StudyConfig,
     /// The points.
     pub points: Vec<Point>,
+    /// The study's folder, `<out_dir>/<name>` (included runs live elsewhere).
+    dir: PathBuf,
 }
 
 /// Largest grid accepted.
@@ -397,13 +399,13 @@ impl Study {
         // Cheapest first, so a study stopped part-way (or a shard of it)
         // has finished as many points as its time allowed.
         points.sort_by(|a, b| a.flops().total_cmp(&b.flops()).then_with(|| a.name.cmp(&b.name)));
-        Ok(Self { path: path.into(), config, points })
+        Ok(Self { path: path.into(), config, points, dir: out_dir })
     }
 
     /// The study's folder, `<out_dir>/<name>`.
     #[must_use]
     pub fn dir(&self) -> PathBuf {
-        self.points[0].config.run.out_dir.clone()
+        self.dir.clone()
     }
 
     /// The points of shard `k` of `n`: every n-th point from the k-th.

@@ -340,6 +340,27 @@ fn included_runs_and_extra_points_join_the_study_untrained() {
     let (code, _, err) = study(&["--config", twice.to_str().unwrap(), "--list"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("two points are both named `h12-b1-d2e5-s"), "{err}");
+    // A study whose cheapest point is an included run writes its tables in
+    // its own folder, never beside the included run (the first study's).
+    let own = dir.join("own");
+    std::fs::create_dir_all(&own).unwrap();
+    let first_table = std::fs::read(&first_points).unwrap();
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/cube2-reference.toml");
+    let text = format!(
+        "[study]\nname = \"u\"\nbase = {base:?}\nout_dir = {own:?}\nhidden = [[24]]\nsamples = [240000]\n\
+         include_runs = [{trained:?}]\n\n[eval]\nrandom = 12\nseed = 3\nbeam_log2 = [5, 7]\n"
+    );
+    let cheapest = own.join("study.toml");
+    std::fs::write(&cheapest, text).unwrap();
+    let (_, list, err) = study(&["--config", cheapest.to_str().unwrap(), "--list"]);
+    assert!(
+        list.lines().nth(1).is_some_and(|l| l.starts_with(&run_name)),
+        "the included run is cheapest:\n{list}{err}"
+    );
+    let (code, out, err) = study(&["--config", cheapest.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(column(&own.join("u/points.csv"), "point").len(), 4, "two points × two widths");
+    assert_eq!(std::fs::read(&first_points).unwrap(), first_table, "the first study's table is untouched");
     std::fs::remove_dir_all(&dir).ok();
 }
 
