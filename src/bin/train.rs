@@ -107,7 +107,7 @@ fn main() -> ExitCode {
         Ok(training::run(&cfg, &opts)?)
     });
     match result {
-        Ok(o) if o.stopped_early && args.max_steps.is_none() => ExitCode::from(130),
+        Ok(o) if o.interrupted => ExitCode::from(130),
         Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", one_line(e.as_ref()));

@@ -662,6 +662,14 @@ impl TrainConfig {
                 format!("applies to kind = \"q-distance\"; this config's kind is \"{}\"", self.model.kind),
             ));
         }
+        if self.model.forward_targets == Some(true) && matches!(self.data.depths, Depths::Uniform) {
+            return Err(invalid(
+                "model.forward_targets",
+                true,
+                "needs data.depths = \"all-prefixes\" (the next move is that of the walk's next sample); \
+                 with \"uniform\" depths there is none",
+            ));
+        }
         let o = &self.optim;
         if !(o.lr.is_finite() && o.lr > 0.0 && o.lr <= 10.0) {
             return Err(invalid("optim.lr", o.lr, "must be in (0, 10]"));

@@ -57,6 +57,8 @@ pub struct Outcome {
     pub total_steps: u64,
     /// Whether the run stopped early (Ctrl-C or `max_steps_this_leg`).
     pub stopped_early: bool,
+    /// Whether Ctrl-C stopped it (with or without `max_steps_this_leg`).
+    pub interrupted: bool,
     /// Mean training samples per second in this invocation.
     pub samples_per_s: f64,
 }

@@ -311,7 +311,6 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     if resumed {
         check_same_run(cfg, &config_path, opts.switch_device)?;
     }
-    write_atomic(&config_path, cfg.to_toml().as_bytes())?;
 
     set_threads(cfg.train.threads);
     backend::tune_allocator();
@@ -402,7 +401,10 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     let kl_log = kind.is_distribution().then(|| open_log(&dir, "kl.csv", &header_kl, at(held_out, 1), opts.fresh_logs));
     let mut kl_log = kl_log.transpose()?;
 
-    let stop_at = opts.max_steps_this_leg.map_or(total, |n| (state.step + n).min(total));
+    let stop_at = opts.max_steps_this_leg.map_or(total, |n| state.step.saturating_add(n).min(total));
+    // Written only now, after every check of a resume has passed: a refused
+    // `--resume --switch-device` leaves the saved config naming the old device.
+    write_atomic(&config_path, cfg.to_toml().as_bytes())?;
     let meta = report::Meta::new(cfg, opts, inputs, moves, resumed, state.step, start.as_ref());
     meta.write(&dir, &state, false)?;
 
@@ -503,7 +505,9 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     }
     report::plots(&dir, kind, moves)?;
     meta.write(&dir, &state, complete)?;
-    let outcome = Outcome { run_dir: dir, step: state.step, total_steps: total, stopped_early, samples_per_s };
+    let interrupted = stopped_early && INTERRUPTED.load(Ordering::SeqCst);
+    let outcome =
+        Outcome { run_dir: dir, step: state.step, total_steps: total, stopped_early, interrupted, samples_per_s };
     report::summary(
         &outcome,
         &state,

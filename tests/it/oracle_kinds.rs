@@ -198,6 +198,11 @@ fn mixed_kinds_are_refused_naming_key_and_value() {
             "`model.forward_targets` (false) applies to kind = \"q-distance\"",
         ),
         (with("kind = \"q\""), "unknown variant `q`"),
+        (
+            with("kind = \"q-distance\"\nforward_targets = true")
+                .replace("states_per_step = 512", "states_per_step = 512\ndepths = \"uniform\""),
+            "`model.forward_targets` (true) needs data.depths = \"all-prefixes\"",
+        ),
     ];
     let train = env!("CARGO_BIN_EXE_train");
     for (i, (text, want)) in cases.iter().enumerate() {

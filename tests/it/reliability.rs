@@ -503,6 +503,13 @@ fn resume_refuses_a_history_that_ends_before_the_checkpoint() {
         assert!(text.contains("metrics.csv") && text.contains(shown) && text.contains("up to step 20"), "{text}");
         assert_eq!(std::fs::read_to_string(&metrics).unwrap(), good[..cut], "the log is left as it was");
     }
+    // A refused resume that would also have changed `[train]` leaves the
+    // saved config as it was.
+    let saved = std::fs::read(run_dir.join("config.toml")).unwrap();
+    let longer = smoke_config(&dir, "longer.toml", 60);
+    let (code, text) = run(TRAIN, &["--config", &longer, "--resume", "--no-progress"], &dir);
+    assert_eq!(code, 1, "{text}");
+    assert_eq!(std::fs::read(run_dir.join("config.toml")).unwrap(), saved, "the saved config is untouched");
     std::fs::write(&metrics, &good).unwrap();
     // eval.csv logs one row per depth at each evaluation: cut inside step 20's rows.
     let eval = run_dir.join("eval.csv");

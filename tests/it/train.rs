@@ -146,8 +146,9 @@ fn resuming_gives_the_same_metrics_as_an_uninterrupted_run() {
     let legs = smoke(&out, "legs");
     let first = training::run(&legs, &opts(Existing::Refuse, Some(17))).unwrap();
     assert_eq!((first.step, first.stopped_early), (17, true));
-    let second = training::run(&legs, &opts(Existing::Resume, None)).unwrap();
-    assert_eq!((second.step, second.stopped_early), (40, false));
+    // The most steps a leg can be asked for: the rest of the run, no overflow.
+    let second = training::run(&legs, &opts(Existing::Resume, Some(u64::MAX))).unwrap();
+    assert_eq!((second.step, second.stopped_early, second.interrupted), (40, false, false));
     for (file, cols) in [
         ("metrics.csv", &["step", "samples", "lr", "loss", "accuracy"][..]),
         ("eval.csv", &["step", "depth", "accuracy", "cross_entropy"][..]),
@@ -333,8 +334,10 @@ fn ctrl_c_writes_a_checkpoint_and_the_run_resumes() {
     let long = dir.join("long.toml");
     std::fs::write(&long, base.replace("steps = 40", "steps = 1000000").replace("name = \"smoke\"", "name = \"long\""))
         .unwrap();
+    // With --max-steps too: a leg cut by Ctrl-C still exits 130, not as a
+    // leg that ran its steps.
     let child = crate::common::command(env!("CARGO_BIN_EXE_train"))
-        .args(["--config", long.to_str().unwrap(), "--no-progress"])
+        .args(["--config", long.to_str().unwrap(), "--no-progress", "--max-steps", "900000"])
         .current_dir(&dir)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
