@@ -91,6 +91,7 @@ impl Meta {
                 Matmul::Bf16 => format!("bf16 ({})", super::mixed::describe()),
                 Matmul::Int8 => "int8".to_string(),
             },
+            "precision": cfg.backend.precision.name(),
             "threads": rayon::current_num_threads(),
             "data_workers": cfg.train.data_workers,
             "walk": cfg.data.walk.name(),
@@ -134,6 +135,7 @@ impl Meta {
             "build_revision": self.value["build_revision"],
             "device": self.value["device"],
             "matmul": self.value["matmul"],
+            "precision": self.value["precision"],
             "started_at_step": self.value["leg_started_at_step"],
             "ended_at_step": state.step,
         });

@@ -308,9 +308,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     let _lock = crate::folder::lock(&dir)?;
     let rundir::Prepared { resumed, mut pending } = rundir::prepare(&dir, opts.existing)?;
     let config_path = dir.join("config.toml");
-    if resumed {
-        check_same_run(cfg, &config_path, opts.switch_device)?;
-    }
+    let saved = if resumed { Some(check_same_run(cfg, &config_path, opts.switch_device)?) } else { None };
 
     set_threads(cfg.train.threads);
     backend::tune_allocator();
@@ -382,6 +380,20 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         state = LoopState { fingerprint: Some(checkpoint::fingerprint(cfg)), ..ck.state };
         snapshot = ck.snapshot;
         eprintln!("resuming {} from step {} ({})", dir.display(), state.step, path.display());
+        // `[train]` may change on resume, to extend a run; a schedule that
+        // depends on its length then continues from another point of it.
+        if let Some(saved) = &saved {
+            let (was, now) = (learning_rate(saved, state.step), learning_rate(cfg, state.step));
+            if (was - now).abs() > 1e-9 * was.abs().max(now.abs()) {
+                eprintln!(
+                    "the run's length changed from {} to {} steps (train.steps or train.samples): the learning rate \
+                     at step {} is now {now:.3e} (the saved schedule's was {was:.3e})",
+                    saved.total_steps(),
+                    cfg.total_steps(),
+                    state.step
+                );
+            }
+        }
     }
 
     let mut model = model.with_matmul(cfg.backend.matmul);
@@ -563,7 +575,9 @@ fn open_log(dir: &Path, file: &str, header: &[&str], resume_at: Option<LogEnd>, 
     }
 }
 
-fn check_same_run(cfg: &TrainConfig, config_path: &Path, switch_device: bool) -> Result<()> {
+/// Refuses a resume whose config differs from the saved one outside
+/// `[train]` (and the device, unless switching); returns the saved config.
+fn check_same_run(cfg: &TrainConfig, config_path: &Path, switch_device: bool) -> Result<TrainConfig> {
     let saved = TrainConfig::load(config_path)?;
     let parts: [(&str, bool); 8] = [
         ("section [run]", saved.run == cfg.run),
@@ -594,7 +608,7 @@ fn check_same_run(cfg: &TrainConfig, config_path: &Path, switch_device: bool) ->
             );
         }
     }
-    Ok(())
+    Ok(saved)
 }
 
 fn save_checkpoint(

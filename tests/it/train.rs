@@ -172,7 +172,40 @@ fn resuming_gives_the_same_metrics_as_an_uninterrupted_run() {
         .map(|l| (l["started_at_step"].as_u64().unwrap(), l["ended_at_step"].as_u64().unwrap()))
         .collect();
     assert_eq!(spans, [(0, 17), (17, 40)], "{meta:#}");
+    // Each leg names its arithmetic: products and tensor precision.
+    for leg in meta["legs"].as_array().unwrap() {
+        assert_eq!((leg["matmul"].as_str(), leg["precision"].as_str()), (Some("f32"), Some("f32")), "{leg:#}");
+    }
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn extending_a_warmup_cosine_run_says_where_its_learning_rate_moves() {
+    let dir = tmp("extend");
+    std::fs::create_dir_all(&dir).unwrap();
+    let base = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
+    assert!(base.contains("schedule = \"constant\"") && base.contains("steps = 40"));
+    let cosine = base.replace("schedule = \"constant\"", "schedule = \"warmup-cosine\"\nwarmup_steps = 5\nmin_lr = 1e-5");
+    std::fs::write(dir.join("a.toml"), &cosine).unwrap();
+    std::fs::write(dir.join("b.toml"), cosine.replace("steps = 40", "steps = 80")).unwrap();
+    let (code, err) = train_cli(&["--config", "a.toml", "--max-steps", "20", "--no-progress"], &dir);
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = train_cli(&["--config", "b.toml", "--resume", "--max-steps", "1", "--no-progress"], &dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("length changed from 40 to 80 steps") && err.contains("at step 20 is now"), "{err}");
+    // A constant schedule does not move: nothing to say.
+    std::fs::write(dir.join("c.toml"), base.replace("name = \"smoke\"", "name = \"flat\"")).unwrap();
+    std::fs::write(
+        dir.join("d.toml"),
+        base.replace("name = \"smoke\"", "name = \"flat\"").replace("steps = 40", "steps = 80"),
+    )
+    .unwrap();
+    let (code, err) = train_cli(&["--config", "c.toml", "--max-steps", "20", "--no-progress"], &dir);
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = train_cli(&["--config", "d.toml", "--resume", "--max-steps", "1", "--no-progress"], &dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("length changed"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 fn train_cli(args: &[&str], dir: &Path) -> (i32, String) {
