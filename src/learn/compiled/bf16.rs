@@ -67,7 +67,7 @@ impl PairLayer {
 
 /// The `k` values of `row` (even) rounded to bf16, as `k / 2` pairs into
 /// `out`.
-pub fn round_row(kernel: Kernel, row: &[f32], out: &mut [u32]) {
+pub(crate) fn round_row(kernel: Kernel, row: &[f32], out: &mut [u32]) {
     assert!(row.len() == 2 * out.len());
     match kernel {
         #[cfg(target_arch = "x86_64")]
@@ -148,7 +148,7 @@ pub unsafe fn tile_pair(
 /// from `src`) rounded into pairs and stored column by column into `out`
 /// (`k / 2 × MR` pairs), as [`tile`] reads them; `row` is scratch for one
 /// row's pairs.
-pub fn pack_tile(kernel: Kernel, src: &[f32], ld: usize, k: usize, row: &mut Vec<u32>, out: &mut [u32]) {
+pub(crate) fn pack_tile(kernel: Kernel, src: &[f32], ld: usize, k: usize, row: &mut Vec<u32>, out: &mut [u32]) {
     let half = k / 2;
     assert!(out.len() == half * MR && src.len() >= (MR - 1) * ld + k);
     row.resize(half, 0);

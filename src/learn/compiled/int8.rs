@@ -209,7 +209,7 @@ pub struct RowScale {
 /// `out`, and their scale. Rounds to the nearest, ties to even, as the
 /// AVX2 conversion does, so that every kernel sees the same integers.
 #[must_use]
-pub fn quantize_row(kernel: Kernel, row: &[f32], out: &mut [u8]) -> RowScale {
+pub(crate) fn quantize_row(kernel: Kernel, row: &[f32], out: &mut [u8]) -> RowScale {
     assert!(row.len() == out.len() && row.len().is_multiple_of(8));
     match kernel {
         #[cfg(target_arch = "x86_64")]
@@ -241,7 +241,7 @@ pub fn quantize_row(kernel: Kernel, row: &[f32], out: &mut [u8]) -> RowScale {
 /// group, the twelve rows' four bytes of group `q` together at `q · 48`,
 /// so that every broadcast is at a constant offset from one pointer. The
 /// integers are the same on every kernel ([`quantize_row`]).
-pub fn quantize_rows(
+pub(crate) fn quantize_rows(
     kernel: Kernel,
     src: &[f32],
     ld: usize,

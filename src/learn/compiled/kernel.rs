@@ -362,7 +362,7 @@ impl Nonzeros {
 /// the contiguous `rows[inputs · j0..]`, input `i`'s `min(width, n − j0)`
 /// weights at `i · min(width, n − j0)`, so that it stays in L1 for the
 /// block.
-pub fn sparse_rows(
+pub(crate) fn sparse_rows(
     kernel: Kernel,
     nz: &Nonzeros,
     rows: &[f32],

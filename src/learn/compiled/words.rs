@@ -92,7 +92,14 @@ impl Words {
 /// # Panics
 /// When a row has a nonzero input other than 1, the rows have another
 /// width than the table's inputs, or `out` is shorter than the rows.
-pub fn sparse_words(kernel: Kernel, nz: &Nonzeros, words: &Words, epi: &Epilogue<'_>, out: &mut [f32], ld: usize) {
+pub(crate) fn sparse_words(
+    kernel: Kernel,
+    nz: &Nonzeros,
+    words: &Words,
+    epi: &Epilogue<'_>,
+    out: &mut [f32],
+    ld: usize,
+) {
     let (count, n) = (nz.rows(), words.n);
     assert!(nz.ones(), "16-bit first-layer weights are summed for one-hot rows only");
     assert!(nz.inputs() == words.inputs, "rows of {} inputs for a table of {}", nz.inputs(), words.inputs);

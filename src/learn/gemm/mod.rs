@@ -82,7 +82,8 @@ impl Kernel {
     /// the Xeons it is 15× the f32 FMA rate, where `vdpbf16ps` runs at
     /// half the f32 rate (`docs/training.md`). `CUBE_ORACLE_BF16_KERNEL`
     /// (`amx`, `avx512-bf16` or `none`) restricts the choice, for
-    /// measurements and tests; a kernel the CPU lacks is never chosen.
+    /// measurements and tests; a kernel the CPU lacks is never chosen (and
+    /// [`Kernel::check_request`] refuses asking for it).
     #[must_use]
     pub fn detect() -> Option<Kernel> {
         let wanted = std::env::var("CUBE_ORACLE_BF16_KERNEL").ok().filter(|w| requested_ok(w));
@@ -96,19 +97,38 @@ impl Kernel {
         None
     }
 
-    /// Checks `CUBE_ORACLE_BF16_KERNEL`: unset, or one of `amx`,
-    /// `avx512-bf16` and `none`.
+    /// Checks `CUBE_ORACLE_BF16_KERNEL`: unset, `none`, or a unit this
+    /// machine has (`amx`, `avx512-bf16`).
     ///
     /// # Errors
-    /// The value, shortened, and the values allowed.
+    /// The value, shortened, and the values allowed; or the unit named,
+    /// which this CPU (or OS) lacks.
     pub fn check_request() -> Result<(), String> {
         match std::env::var("CUBE_ORACLE_BF16_KERNEL") {
             Err(std::env::VarError::NotPresent) => Ok(()),
-            Ok(w) => Self::check_value(&w),
+            Ok(w) => Self::check_value(&w).and_then(|()| Self::check_present(&w, &Self::all_available())),
             Err(std::env::VarError::NotUnicode(_)) => {
                 Err("CUBE_ORACLE_BF16_KERNEL is not UTF-8: use amx, avx512-bf16 or none".to_string())
             }
         }
+    }
+
+    /// Checks that the unit `w` names (a valid value) is among `available`:
+    /// a request the machine cannot honour is refused, never run on
+    /// another unit.
+    ///
+    /// # Errors
+    /// The variable and value, and what the CPU has.
+    pub fn check_present(w: &str, available: &[Kernel]) -> Result<(), String> {
+        if w == "none" || available.iter().any(|k| k.name() == w) {
+            return Ok(());
+        }
+        let has = if available.is_empty() {
+            "none".to_string()
+        } else {
+            available.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ")
+        };
+        Err(format!("CUBE_ORACLE_BF16_KERNEL={w}: this CPU has no such unit (bf16 units here: {has})"))
     }
 
     /// Checks one value of `CUBE_ORACLE_BF16_KERNEL`: `amx`,
@@ -385,6 +405,16 @@ pub(crate) mod tests {
     /// Packing `A` and `B` and multiplying the packed tiles by the
     /// definition gives `A·B` on rounded operands, for every stride
     /// orientation and ragged edges (on every machine: no bf16 unit used).
+    #[test]
+    fn a_unit_the_cpu_lacks_is_refused_not_replaced() {
+        assert!(Kernel::check_present("none", &[]).is_ok());
+        assert!(Kernel::check_present("amx", &[Kernel::Amx]).is_ok());
+        let e = Kernel::check_present("amx", &[Kernel::Avx512Bf16]).unwrap_err();
+        assert!(e.contains("CUBE_ORACLE_BF16_KERNEL=amx") && e.contains("bf16 units here: avx512-bf16"), "{e}");
+        let e = Kernel::check_present("avx512-bf16", &[]).unwrap_err();
+        assert!(e.contains("CUBE_ORACLE_BF16_KERNEL=avx512-bf16") && e.contains("bf16 units here: none"), "{e}");
+    }
+
     #[test]
     fn packing_preserves_the_product() {
         for (m, n, k) in [(37, 45, 70), (64, 64, 64), (5, 33, 31)] {
