@@ -294,7 +294,8 @@ fn ids_vs_astar() {
                 acc.push(out.generated);
             }
         }
-        let ebf = |v: &[u64]| effective_branching_factor(mean(v).round() as u64, d).unwrap_or(f64::NAN);
+        // N excludes the start, which `generated` counts.
+        let ebf = |v: &[u64]| effective_branching_factor(mean(v).round() as u64 - 1, d).unwrap_or(f64::NAN);
         let cells = |v: &[u64]| {
             if v.is_empty() {
                 ("—".to_owned(), "—".to_owned())
@@ -388,7 +389,7 @@ fn notebook() {
                 _ => rbfs(&p, &Manhattan::new(&p), &start, Limits::default(), 40),
             };
             let d = out.cost().unwrap();
-            let b = effective_branching_factor(out.generated, d).map_or("-".to_owned(), |b| format!("{b:.3}"));
+            let b = out.ebf().map_or("-".to_owned(), |b| format!("{b:.3}"));
             print!(" {:>28}", format!("d={d} N={} b*={b}", out.generated));
         }
         println!();

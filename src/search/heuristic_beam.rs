@@ -42,6 +42,9 @@ pub fn heuristic_beam<P: Puzzle, H: Heuristic<P> + ?Sized>(
     let mut arena = vec![Node { state: start.clone(), parent: u32::MAX, action: 0, recent: Recent::default() }];
     let mut seen: HashSet<P::Key> = HashSet::from([puzzle.key(start)]);
     let mut beam = vec![0u32];
+    // Whether the width ever dropped a candidate: then running out of
+    // states (or depth) proves nothing about the goal's reachability.
+    let mut dropped = false;
     for _ in 0..max_depth {
         let mut candidates: Vec<(u32, u32)> = Vec::new();
         for &idx in &beam {
@@ -76,9 +79,15 @@ pub fn heuristic_beam<P: Puzzle, H: Heuristic<P> + ?Sized>(
             break;
         }
         candidates.sort_unstable();
+        dropped |= candidates.len() > width;
         candidates.truncate(width);
         beam = candidates.into_iter().map(|(_, id)| id).collect();
         out.peak_nodes = out.peak_nodes.max(arena.len() as u64);
+    }
+    // A beam that kept every state searched the whole space within the
+    // depth bound; one that dropped some stopped at its width, a limit.
+    if dropped {
+        out.status = Status::LimitReached;
     }
     out.elapsed = t.elapsed();
     out

@@ -85,10 +85,11 @@ impl SearchOutcome {
     }
 
     /// Effective branching factor `b*` with `N + 1 = 1 + b* + … + b*^d`,
-    /// `N` the nodes generated and `d` the solution depth.
+    /// `N` the nodes generated besides the start (which `generated` counts)
+    /// and `d` the solution depth.
     #[must_use]
     pub fn ebf(&self) -> Option<f64> {
-        effective_branching_factor(self.generated, self.cost()?)
+        effective_branching_factor(self.generated.saturating_sub(1), self.cost()?)
     }
 }
 

@@ -5,7 +5,7 @@
 use cube_oracle::heuristics::sliding::{LinearConflict, Manhattan, Misplaced};
 use cube_oracle::heuristics::{Heuristic, Zero};
 use cube_oracle::puzzle::{MoveId, Puzzle};
-use cube_oracle::search::{DistanceTable, Limits, Priority, Status, best_first, ida_star, rbfs};
+use cube_oracle::search::{DistanceTable, Limits, Priority, Status, best_first, heuristic_beam, ida_star, rbfs};
 use cube_oracle::sliding::{Board, Goal, Sliding, SlidingKey};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
@@ -158,4 +158,34 @@ fn the_bfs_table_is_the_perfect_heuristic() {
         let s = p.random_solvable(&mut rng);
         assert!(shallow.estimate(&p, &s) <= u32::from(table.distance(&p, &s).unwrap()));
     }
+}
+
+#[test]
+fn the_effective_branching_factor_counts_the_start_once() {
+    // One move from the goal: A* makes the start and its 3 children, and a
+    // tree of depth 1 holding those 4 nodes branches 3 ways.
+    let p = Sliding::new(3, Goal::BlankLast).unwrap();
+    let start = p.parse_board("1 2 3 / 4 5 6 / 7 0 8").unwrap();
+    let out = best_first(&p, &Manhattan::new(&p), &start, Priority::AStar, Limits::default());
+    assert_eq!((out.cost(), out.generated), (Some(1), 4));
+    assert!((out.ebf().unwrap() - 3.0).abs() < 1e-9, "{:?}", out.ebf());
+}
+
+#[test]
+fn a_heuristic_beam_that_dropped_states_never_claims_the_space_exhausted() {
+    let p = Sliding::new(3, Goal::BlankLast).unwrap();
+    let (dist, _) = bfs(&p);
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let mut unsolved = 0;
+    for _ in 0..200 {
+        let start = p.random_solvable(&mut rng);
+        let d = dist[&p.key(&start)] as u32;
+        let out = heuristic_beam(&p, &Misplaced::new(&p), &start, 1, Limits::default(), d + 2);
+        if out.status != Status::Solved {
+            unsolved += 1;
+            // A goal lies within the depth bound: nothing was exhausted.
+            assert_eq!(out.status, Status::LimitReached, "{start:?}");
+        }
+    }
+    assert!(unsolved > 0, "width 1 must miss some boards");
 }
