@@ -146,20 +146,30 @@ impl Kernel {
         ))
     }
 
+    /// Whether this CPU (and OS) can run the kernel.
+    #[must_use]
+    pub fn runs_here(self) -> bool {
+        match self {
+            Kernel::Amx => amx::available(),
+            Kernel::Avx512Bf16 => avx512::available(),
+        }
+    }
+
     /// Every kernel this machine can run (for tests and benchmarks).
     #[must_use]
     pub fn all_available() -> Vec<Kernel> {
-        [(Kernel::Amx, amx::available()), (Kernel::Avx512Bf16, avx512::available())]
-            .into_iter()
-            .filter_map(|(k, ok)| ok.then_some(k))
-            .collect()
+        [Kernel::Amx, Kernel::Avx512Bf16].into_iter().filter(|k| k.runs_here()).collect()
     }
 
     /// The unit's measured peak in GFLOP/s on `threads` threads:
     /// independent multiply-adds with no memory traffic (for benchmarks,
     /// which quote rates against it).
+    ///
+    /// # Panics
+    /// If this machine lacks the kernel.
     #[must_use]
     pub fn peak_gflops(self, threads: usize) -> f64 {
+        assert!(self.runs_here(), "the {} kernel is not available on this machine", self.name());
         let iters: u64 = match self {
             Kernel::Amx => 20_000_000,
             Kernel::Avx512Bf16 => 100_000_000,
@@ -287,9 +297,11 @@ struct Shape {
 /// to bf16 and f32 sums. Runs on the current rayon pool.
 ///
 /// # Panics
-/// If `a.cols != b.rows` or a view reaches outside its data.
+/// If `a.cols != b.rows`, a view reaches outside its data, or this machine
+/// lacks `kernel` (its instructions would fault).
 #[must_use]
 pub fn matmul(kernel: Kernel, a: View<'_>, b: View<'_>) -> Vec<f32> {
+    assert!(kernel.runs_here(), "the {} kernel is not available on this machine", kernel.name());
     assert_eq!(a.cols, b.rows, "inner dimensions of a matrix product must agree");
     assert!(a.in_bounds() && b.in_bounds(), "a matrix view reaches outside its data");
     let shape = Shape {
