@@ -185,7 +185,8 @@ fn extending_a_warmup_cosine_run_says_where_its_learning_rate_moves() {
     std::fs::create_dir_all(&dir).unwrap();
     let base = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
     assert!(base.contains("schedule = \"constant\"") && base.contains("steps = 40"));
-    let cosine = base.replace("schedule = \"constant\"", "schedule = \"warmup-cosine\"\nwarmup_steps = 5\nmin_lr = 1e-5");
+    let cosine =
+        base.replace("schedule = \"constant\"", "schedule = \"warmup-cosine\"\nwarmup_steps = 5\nmin_lr = 1e-5");
     std::fs::write(dir.join("a.toml"), &cosine).unwrap();
     std::fs::write(dir.join("b.toml"), cosine.replace("steps = 40", "steps = 80")).unwrap();
     let (code, err) = train_cli(&["--config", "a.toml", "--max-steps", "20", "--no-progress"], &dir);
