@@ -280,8 +280,14 @@ impl CsvLog {
         let bytes = to_csv(columns, false)?;
         let mut f = OpenOptions::new().append(true).open(&self.path).map_err(FileError::at("opening", &self.path))?;
         f.write_all(&bytes).map_err(FileError::at("appending to", &self.path))?;
-        // On the disk, not only in the page cache: a checkpoint written
-        // after these rows must never survive a power cut that they do not.
+        f.flush().map_err(FileError::at("flushing", &self.path))?;
+        Ok(())
+    }
+
+    /// Puts the rows appended so far on the disk, not only in the page
+    /// cache (before a checkpoint that must never outlive them).
+    pub fn sync(&self) -> Result<()> {
+        let f = OpenOptions::new().append(true).open(&self.path).map_err(FileError::at("opening", &self.path))?;
         f.sync_data().map_err(FileError::at("syncing", &self.path))?;
         Ok(())
     }

@@ -158,7 +158,7 @@ fn reader_stamps(dir: &Path) -> Vec<PathBuf> {
             // `<pid>-<k>` and nothing else: never another folder's files.
             file.strip_prefix(&prefix)
                 .and_then(|rest| rest.split_once('-'))
-                .is_some_and(|(pid, k)| [pid, k].iter().all(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())))
+                .is_some_and(|(pid, k)| crate::rundir::is_pid(pid) && crate::rundir::is_pid(k))
         })
         .map(|e| parent.join(e.file_name()))
         .collect()
@@ -595,7 +595,7 @@ fn is_leftover(file: &str, name: &str, tag: &str) -> bool {
     file.strip_prefix('.')
         .and_then(|f| f.strip_prefix(name))
         .and_then(|f| f.strip_prefix(tag))
-        .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        .is_some_and(crate::rundir::is_pid)
 }
 
 /// Under the lock: restores `.<name>.old-<pid>` if a crash fell between the

@@ -74,11 +74,17 @@ pub struct Fit {
 /// The exponents searched: from 0.01 to 2.5.
 const EXPONENTS: (f64, f64) = (0.01, 2.5);
 
-/// How many different values `v` holds, values equal to three significant
-/// digits counting as one (`D = C/6N` rounds up to whole samples).
+/// The level of a positive `x`: values equal to three significant digits
+/// share one (a study's budgets: `D = C/6N` rounds up to whole samples).
+#[must_use]
+pub fn level(x: f64) -> i64 {
+    (x.log10() * 1000.0).round() as i64
+}
+
+/// How many different [`level`]s `v` holds.
 #[must_use]
 pub fn levels(v: &[f64]) -> usize {
-    let mut keys: Vec<i64> = v.iter().map(|&x| (x.log10() * 1000.0).round() as i64).collect();
+    let mut keys: Vec<i64> = v.iter().map(|&x| level(x)).collect();
     keys.sort_unstable();
     keys.dedup();
     keys.len()

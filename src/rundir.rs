@@ -230,8 +230,7 @@ fn recover_overwrite(dir: &Path) -> Result<(), FileError> {
     for entry in entries.flatten() {
         // `<pid>` and nothing else: never a file of a run named `<name>.overwritten-…`.
         let file = entry.file_name().to_string_lossy().to_string();
-        let ours =
-            file.strip_prefix(&prefix).is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
+        let ours = file.strip_prefix(&prefix).is_some_and(is_pid);
         if !ours || !entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
@@ -316,6 +315,12 @@ pub(crate) fn sibling(path: &Path, prefix: &str, suffix: &str) -> PathBuf {
     name.push(path.file_name().unwrap_or_default());
     name.push(suffix);
     path.with_file_name(name)
+}
+
+/// Whether `text` is a process id as the tool writes it into a file name:
+/// decimal digits and nothing else.
+pub(crate) fn is_pid(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// Best effort: syncs the folder that holds `path`, so that a rename into

@@ -794,6 +794,13 @@ impl TrainConfig {
         }
     }
 
+    /// Whether the training uses the walk's next move as a second target
+    /// (`model.forward_targets`): only all-prefixes batches have one.
+    #[must_use]
+    pub fn forward_targets(&self) -> bool {
+        self.model.forward_targets() && matches!(self.data.depths, Depths::AllPrefixes)
+    }
+
     /// The cube's move metric (quarter turns when none applies).
     #[must_use]
     pub fn metric(&self) -> Metric {

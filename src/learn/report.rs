@@ -99,7 +99,7 @@ impl Meta {
             "crate_versions": versions,
             "kind": cfg.model.kind.name(),
             "loss": cfg.model.loss().name(),
-            "forward_targets": cfg.model.forward_targets() && matches!(cfg.data.depths, crate::learn::data::Depths::AllPrefixes),
+            "forward_targets": cfg.forward_targets(),
             "parameters": parameter_count(&cfg.model, inputs, cfg.model.kind.outputs(moves)),
             "forward_macs_per_sample": macs,
             "flops_per_sample": super::finetune::flops_per_mac(cfg.finetune.as_ref()) * macs as f64,

@@ -479,6 +479,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
             // a history that reaches past the newest checkpoint, which a
             // resume accepts, never one that stops short of it.
             meta.write(&dir, &state, false)?;
+            sync_logs([Some(&metrics), Some(&eval_log), kl_log.as_ref()])?;
             save_checkpoint(&ckpt_dir, &model, &optim, &state, &snapshot)?;
             if let Some(new_run) = pending.take() {
                 new_run.settle()?;
@@ -491,6 +492,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
 
     if stopped_early {
         meta.write(&dir, &state, false)?;
+        sync_logs([Some(&metrics), Some(&eval_log), kl_log.as_ref()])?;
         save_checkpoint(&ckpt_dir, &model, &optim, &state, &snapshot)?;
         if let Some(new_run) = pending.take() {
             new_run.settle()?;
@@ -609,6 +611,15 @@ fn check_same_run(cfg: &TrainConfig, config_path: &Path, switch_device: bool) ->
         }
     }
     Ok(saved)
+}
+
+/// The logs on the disk before a checkpoint: after a power cut a resume
+/// finds every row up to the newest checkpoint.
+fn sync_logs(logs: [Option<&CsvLog>; 3]) -> Result<()> {
+    for log in logs.into_iter().flatten() {
+        log.sync()?;
+    }
+    Ok(())
 }
 
 fn save_checkpoint(

@@ -30,7 +30,7 @@ pub(super) struct Points<'a> {
 pub(super) fn write(dir: &Path, p: &Points) -> Result<Option<PathBuf>, StudyError> {
     let path = dir.join("forecasts.csv");
     super::check_table_path(&path)?;
-    let key = |c: f64| super::merge::budget_key(c);
+    let key = fit::level;
     let mut budgets: Vec<i64> = p.flops.iter().map(|&c| key(c)).collect();
     budgets.sort_unstable();
     budgets.dedup();
@@ -41,9 +41,7 @@ pub(super) fn write(dir: &Path, p: &Points) -> Result<Option<PathBuf>, StudyErro
             (0..p.names.len()).filter(|&i| key(p.flops[i]) < cut && p.loss[i].is_finite()).collect();
         let pick = |v: &[f64]| below.iter().map(|&i| v[i]).collect::<Vec<f64>>();
         let (n, d, l) = (pick(p.params), pick(p.samples), pick(p.loss));
-        if super::merge::distinct(&n) < 3 || super::merge::distinct(&d) < 3 {
-            continue;
-        }
+        // (None below three levels of N or of D.)
         let Some(f) = fit::fit(&n, Some(&d), &l) else { continue };
         let fitted_up_to = below.iter().map(|&i| p.flops[i]).fold(0.0, f64::max);
         for j in (0..p.names.len()).filter(|&j| key(p.flops[j]) >= cut) {

@@ -113,17 +113,12 @@ fn fit_all(study: &Study, table: &std::path::Path, finished: &[String]) -> Resul
     let pick = |v: &[f64], idx: &[usize]| idx.iter().map(|&i| v[i]).collect::<Vec<f64>>();
     let seed = 2026;
     let (pn, pd, pc, pl) = (pick(n, &once), pick(d, &once), pick(flops, &once), pick(loss, &once));
-    // A law is fitted only over at least three distinct values of each of
-    // its variables (budgets equal to three digits are one): points of one
-    // budget alone say nothing of a law in C.
-    let spread = |v: &[f64]| distinct(v) >= 3;
-    if spread(&pn)
-        && spread(&pd)
-        && let Some(f) = fit::fit(&pn, Some(&pd), &pl)
-    {
+    // `fit` needs three levels of each variable (budgets equal to three
+    // digits are one): points of one budget alone say nothing of a law in C.
+    if let Some(f) = fit::fit(&pn, Some(&pd), &pl) {
         rows.push(two_var("held_out_loss", 0, f, fit::bootstrap(&pn, Some(&pd), &pl, RESAMPLES, seed)));
     }
-    let loss_c = if spread(&pc) { fit::fit(&pc, None, &pl) } else { None };
+    let loss_c = fit::fit(&pc, None, &pl);
     if let Some(f) = loss_c {
         rows.push(one_var("held_out_loss", 0, f, fit::bootstrap(&pc, None, &pl, RESAMPLES, seed), f64::NAN));
     }
@@ -135,19 +130,14 @@ fn fit_all(study: &Study, table: &std::path::Path, finished: &[String]) -> Resul
         for (target_name, values) in [("mean_length", length), ("unsolved_pct", &unsolved)] {
             let idx: Vec<usize> = (0..n.len()).filter(|&i| width[i] as u64 == w && values[i].is_finite()).collect();
             let (wc, wv, wn, wd) = (pick(flops, &idx), pick(values, &idx), pick(n, &idx), pick(d, &idx));
-            if spread(&wc)
-                && let Some(f) = fit::fit(&wc, None, &wv)
-            {
+            if let Some(f) = fit::fit(&wc, None, &wv) {
                 let reach = match (target_name, target) {
                     ("mean_length", Some(t)) => f.law.reaches(t).unwrap_or(f64::NAN),
                     _ => f64::NAN,
                 };
                 rows.push(one_var(target_name, w, f, fit::bootstrap(&wc, None, &wv, RESAMPLES, seed), reach));
             }
-            if spread(&wn)
-                && spread(&wd)
-                && let Some(f) = fit::fit(&wn, Some(&wd), &wv)
-            {
+            if let Some(f) = fit::fit(&wn, Some(&wd), &wv) {
                 rows.push(two_var(target_name, w, f, fit::bootstrap(&wn, Some(&wd), &wv, RESAMPLES, seed)));
             }
         }
@@ -259,26 +249,15 @@ struct IsoFlop {
     range: (f64, f64),
 }
 
-/// Budgets equal to three significant digits are one budget (`D = C/6N`
-/// rounds up to whole samples).
-pub(super) fn budget_key(c: f64) -> i64 {
-    (c.log10() * 1000.0).round() as i64
-}
-
-/// How many different values `v` holds, equal to three digits counting as one.
-pub(super) fn distinct(v: &[f64]) -> usize {
-    fit::levels(v)
-}
-
 /// The iso-FLOP curves of every budget with at least three distinct sizes.
 fn iso_flop(params: &[f64], flops: &[f64], loss: &[f64]) -> Vec<IsoFlop> {
-    let mut keys: Vec<i64> = flops.iter().map(|&c| budget_key(c)).collect();
+    let mut keys: Vec<i64> = flops.iter().map(|&c| fit::level(c)).collect();
     keys.sort_unstable();
     keys.dedup();
     let mut out = Vec::new();
     for key in keys {
         let idx: Vec<usize> =
-            (0..flops.len()).filter(|&i| budget_key(flops[i]) == key && loss[i].is_finite()).collect();
+            (0..flops.len()).filter(|&i| fit::level(flops[i]) == key && loss[i].is_finite()).collect();
         let mut sizes: Vec<f64> = idx.iter().map(|&i| params[i]).collect();
         sizes.sort_by(f64::total_cmp);
         sizes.dedup();
@@ -379,7 +358,7 @@ fn frontier(
     }
     let mut budgets: Vec<f64> = Vec::new();
     for &c in flops {
-        if !budgets.iter().any(|&b| budget_key(b) == budget_key(c)) {
+        if !budgets.iter().any(|&b| fit::level(b) == fit::level(c)) {
             budgets.push(c);
         }
     }
@@ -389,7 +368,7 @@ fn frontier(
     let mut cols: [Vec<f64>; 7] = Default::default();
     let mut kinds = Vec::new();
     for &c in &budgets {
-        let measured = curves.iter().find(|k| budget_key(k.flops) == budget_key(c));
+        let measured = curves.iter().find(|k| fit::level(k.flops) == fit::level(c));
         let n2 = approach2.map_or(f64::NAN, |(a, b)| (a * c.ln() + b).exp());
         let n3 = law.map_or(f64::NAN, |l| l.optimal_split(c).0);
         kinds.push(if c > largest { "prediction" } else { "grid" }.to_string());
@@ -460,7 +439,7 @@ fn iso_flop_chart(params: &[f64], flops: &[f64], loss: &[f64], curves: &[IsoFlop
     chart.log_x = true;
     for k in curves {
         let mut points: Vec<(f64, f64)> = (0..params.len())
-            .filter(|&i| budget_key(flops[i]) == budget_key(k.flops))
+            .filter(|&i| fit::level(flops[i]) == fit::level(k.flops))
             .map(|i| (params[i], loss[i]))
             .collect();
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -480,13 +459,15 @@ fn iso_flop_chart(params: &[f64], flops: &[f64], loss: &[f64], curves: &[IsoFlop
 
 #[cfg(test)]
 mod tests {
-    use super::{iso_flop, line, parabola};
+    use super::{fit, iso_flop, line, parabola};
 
     /// Points of one budget are never fitted as a law in C.
     #[test]
     fn one_budget_is_not_a_spread() {
-        assert_eq!(super::distinct(&[3e13, 3.000_000_1e13, 3e13 * (1.0 + 1e-7)]), 1);
-        assert_eq!(super::distinct(&[1e13, 3e13, 1e14, 1e14]), 3);
+        let one = [3e13, 3.000_000_1e13, 3e13 * (1.0 + 1e-7), 3e13, 3e13];
+        assert_eq!(fit::levels(&one), 1);
+        assert!(fit::fit(&one, None, &[5.0, 4.0, 3.0, 2.0, 1.0]).is_none());
+        assert_eq!(fit::levels(&[1e13, 3e13, 1e14, 1e14]), 3);
     }
 
     #[test]

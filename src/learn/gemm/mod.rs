@@ -88,13 +88,7 @@ impl Kernel {
     pub fn detect() -> Option<Kernel> {
         let wanted = std::env::var("CUBE_ORACLE_BF16_KERNEL").ok().filter(|w| requested_ok(w));
         let allow = |k: Kernel| wanted.as_deref().is_none_or(|w| w == k.name());
-        if allow(Kernel::Amx) && amx::available() {
-            return Some(Kernel::Amx);
-        }
-        if allow(Kernel::Avx512Bf16) && avx512::available() {
-            return Some(Kernel::Avx512Bf16);
-        }
-        None
+        [Kernel::Amx, Kernel::Avx512Bf16].into_iter().find(|&k| allow(k) && k.runs_here())
     }
 
     /// Checks `CUBE_ORACLE_BF16_KERNEL`: unset, `none`, or a unit this
@@ -414,9 +408,8 @@ pub(crate) mod tests {
             .collect()
     }
 
-    /// Packing `A` and `B` and multiplying the packed tiles by the
-    /// definition gives `A·B` on rounded operands, for every stride
-    /// orientation and ragged edges (on every machine: no bf16 unit used).
+    /// Asking for a bf16 unit the machine lacks is refused, never run on
+    /// another unit.
     #[test]
     fn a_unit_the_cpu_lacks_is_refused_not_replaced() {
         assert!(Kernel::check_present("none", &[]).is_ok());
@@ -427,6 +420,9 @@ pub(crate) mod tests {
         assert!(e.contains("CUBE_ORACLE_BF16_KERNEL=avx512-bf16") && e.contains("bf16 units here: none"), "{e}");
     }
 
+    /// Packing `A` and `B` and multiplying the packed tiles by the
+    /// definition gives `A·B` on rounded operands, for every stride
+    /// orientation and ragged edges (on every machine: no bf16 unit used).
     #[test]
     fn packing_preserves_the_product() {
         for (m, n, k) in [(37, 45, 70), (64, 64, 64), (5, 33, 31)] {
