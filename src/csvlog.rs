@@ -293,14 +293,20 @@ impl CsvLog {
     }
 }
 
-/// Reads the named columns of a CSV file as `f64` (missing values as NaN).
-pub fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<Vec<f64>>> {
-    use polars::prelude::{CsvReadOptions, DataType, SerReader};
-    let df = CsvReadOptions::default()
+/// A CSV file with a header, read whole.
+fn read_frame(path: &Path) -> Result<DataFrame> {
+    use polars::prelude::{CsvReadOptions, SerReader};
+    CsvReadOptions::default()
         .with_has_header(true)
         .try_into_reader_with_file_path(Some(path.to_path_buf()))
         .and_then(|r| r.finish())
-        .map_err(polars(format!("reading {}", path.display())))?;
+        .map_err(polars(format!("reading {}", path.display())))
+}
+
+/// Reads the named columns of a CSV file as `f64` (missing values as NaN).
+pub fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<Vec<f64>>> {
+    use polars::prelude::DataType;
+    let df = read_frame(path)?;
     let column = |column: &str, rule| TableError::Column { path: path.to_path_buf(), column: column.into(), rule };
     names
         .iter()
@@ -311,6 +317,17 @@ pub fn read_columns(path: &Path, names: &[&str]) -> Result<Vec<Vec<f64>>> {
             Ok(col.iter().map(|v| v.unwrap_or(f64::NAN)).collect())
         })
         .collect()
+}
+
+/// Reads the named column of a CSV file as text (missing values empty).
+pub fn read_text_column(path: &Path, name: &str) -> Result<Vec<String>> {
+    use polars::prelude::DataType;
+    let df = read_frame(path)?;
+    let column = |rule| TableError::Column { path: path.to_path_buf(), column: name.into(), rule };
+    let col = df.column(name).map_err(|_| column("is missing"))?;
+    let col = col.cast(&DataType::String).map_err(|_| column("is not text"))?;
+    let col = col.str().map_err(|_| column("is not text"))?;
+    Ok(col.iter().map(|v| v.unwrap_or_default().to_string()).collect())
 }
 
 #[cfg(test)]

@@ -405,8 +405,17 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     }
     // eval.csv has a row per depth of the held-out set at each evaluation.
     let depths = d.held_out.depths.iter().collect::<std::collections::BTreeSet<_>>().len();
-    let at = |every: u64, rows: usize| resumed.then_some(LogEnd { step: state.step, every, total, rows });
-    let (train, held_out) = (cfg.train.log_every, cfg.train.eval_every);
+    // The rows already logged follow the cadence and length of the leg that
+    // wrote them, which `[train]` may have changed since: a log must reach
+    // the last row either schedule puts at or before the checkpoint's step.
+    let cadences = |every: fn(&TrainConfig) -> u64| {
+        let now = (every(cfg), total);
+        (now, saved.as_ref().map_or(now, |s| (every(s), s.total_steps())))
+    };
+    let at = |(now, before): ((u64, u64), (u64, u64)), rows: usize| {
+        resumed.then_some(LogEnd { step: state.step, cadences: [now, before], rows })
+    };
+    let (train, held_out) = (cadences(|c| c.train.log_every), cadences(|c| c.train.eval_every));
     let mut metrics = open_log(&dir, "metrics.csv", &header_metrics, at(train, 1), opts.fresh_logs)?;
     let mut eval_log = open_log(&dir, "eval.csv", kind.eval_columns(), at(held_out, depths), opts.fresh_logs)?;
     // The KL diagnostics are about move distributions: policies only.
@@ -539,14 +548,22 @@ fn last_logged(step: u64, every: u64, total: u64) -> Option<u64> {
     (last > 0).then_some(last)
 }
 
-/// How a resumed log must end: the checkpoint's step, the log's cadence,
-/// the run's length and the rows each logged step writes.
+/// How a resumed log must end: the checkpoint's step, the log's cadence
+/// and the run's length (`(every, total)`) now and as saved, and the rows
+/// each logged step writes.
 #[derive(Clone, Copy)]
 struct LogEnd {
     step: u64,
-    every: u64,
-    total: u64,
+    cadences: [(u64, u64); 2],
     rows: usize,
+}
+
+impl LogEnd {
+    /// The step the log's last row must reach, if any: the earlier of the
+    /// two schedules' last rows, so that a changed cadence is no gap.
+    fn last(&self) -> Option<u64> {
+        self.cadences.iter().map(|&(every, total)| last_logged(self.step, every, total)).min().flatten()
+    }
 }
 
 /// The log `dir/file`, written every `every` steps: new, or, for a run
@@ -556,8 +573,9 @@ struct LogEnd {
 /// beside it).
 fn open_log(dir: &Path, file: &str, header: &[&str], resume_at: Option<LogEnd>, fresh: bool) -> Result<CsvLog> {
     let path = dir.join(file);
-    let Some(LogEnd { step, every, total, rows }) = resume_at else { return Ok(CsvLog::create(&path, header)?) };
-    match CsvLog::resume(&path, header, step, last_logged(step, every, total).map(|last| (last, rows))) {
+    let Some(end) = resume_at else { return Ok(CsvLog::create(&path, header)?) };
+    let step = end.step;
+    match CsvLog::resume(&path, header, step, end.last().map(|last| (last, end.rows))) {
         Ok((log, dropped)) => {
             if let Some(torn) = dropped.torn {
                 eprintln!("{file}: dropped its last line, cut off in the middle (`{torn}`)");

@@ -23,7 +23,7 @@
 //! through the curves' minima in log–log, Approach 3 as `β/(α+β)`).
 
 use super::{Study, StudyError, forecast};
-use crate::csvlog::{Col, read_columns, write_table};
+use crate::csvlog::{Col, read_columns, read_text_column, write_table};
 use crate::plot::{Chart, Series, Style};
 use crate::powerlaw::{self as fit, Fit};
 use crate::rundir::write_atomic;
@@ -108,8 +108,16 @@ fn fit_all(study: &Study, table: &std::path::Path, finished: &[String]) -> Resul
     let unsolved: Vec<f64> = c[6].iter().map(|s| 100.0 - s).collect();
     let mut rows = Vec::new();
     // The loss once per point: the rows of its narrowest width.
+    // A point without a finite loss (none logged, or a diverged run) leaves
+    // the loss fits, not the solve-quality ones, and is named.
     let narrowest = width.iter().copied().fold(f64::INFINITY, f64::min);
     let once: Vec<usize> = (0..n.len()).filter(|&i| width[i] == narrowest).collect();
+    let (once, lossless): (Vec<usize>, Vec<usize>) = once.into_iter().partition(|&i| loss[i].is_finite());
+    if !lossless.is_empty() {
+        let names = read_text_column(table, "point")?;
+        let named: Vec<&str> = lossless.iter().map(|&i| names[i].as_str()).collect();
+        eprintln!("left out of the loss fits, without a finite held-out loss: {}", named.join(", "));
+    }
     let pick = |v: &[f64], idx: &[usize]| idx.iter().map(|&i| v[i]).collect::<Vec<f64>>();
     let seed = 2026;
     let (pn, pd, pc, pl) = (pick(n, &once), pick(d, &once), pick(flops, &once), pick(loss, &once));

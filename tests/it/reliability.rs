@@ -536,6 +536,38 @@ fn resume_refuses_a_history_that_ends_before_the_checkpoint() {
 }
 
 #[test]
+fn a_resume_may_change_how_often_it_logs_without_a_false_gap() {
+    let dir = tmp("cadence");
+    let cfg = smoke_config(&dir, "smoke.toml", 40);
+    let (code, text) = run(TRAIN, &["--config", &cfg, "--max-steps", "30", "--no-progress"], &dir);
+    assert_eq!(code, 0, "{text}");
+    let eval = dir.join("runs/smoke/eval.csv");
+    let rows = |path: &Path| {
+        let mut s = steps(path);
+        s.dedup();
+        s
+    };
+    assert_eq!(rows(&eval), vec![20], "evaluated every 20 steps up to the checkpoint at 30");
+    // Evaluating every 10 steps from now on would have put a row at 30: the
+    // log was written on the old cadence and has no gap.
+    let text10 = std::fs::read_to_string(&cfg).unwrap().replace("eval_every = 20", "eval_every = 10");
+    let every10 = dir.join("every10.toml");
+    std::fs::write(&every10, text10).unwrap();
+    let every10 = every10.to_string_lossy().to_string();
+    // A real gap is still one: the step-20 rows are gone.
+    let good = std::fs::read_to_string(&eval).unwrap();
+    std::fs::write(&eval, &good[..good.find('\n').unwrap() + 1]).unwrap();
+    let (code, text) = run(TRAIN, &["--config", &every10, "--resume", "--no-progress"], &dir);
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("eval.csv") && text.contains("up to step 20"), "{text}");
+    std::fs::write(&eval, &good).unwrap();
+    let (code, text) = run(TRAIN, &["--config", &every10, "--resume", "--no-progress"], &dir);
+    assert_eq!(code, 0, "{text}");
+    assert_eq!(rows(&eval), vec![20, 40], "the new cadence from step 30 on");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_checkpoint_of_another_kind_or_seed_is_refused_naming_both_sides() {
     let dir = tmp("foreign");
     let base = smoke_config(&dir, "smoke.toml", 20);

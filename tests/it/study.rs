@@ -239,6 +239,33 @@ fn slow_a_nine_point_study_fits_its_loss_law() {
     assert!(!at.is_empty() && up_to.iter().zip(&at).all(|(u, c)| c > u), "{up_to:?} {at:?}");
     // With L(N, D) fitted, the frontier (Approach 3's N_opt against C) is drawn.
     assert!(dir.join("s/plots/frontier.png").is_file() && dir.join("s/plots/frontier.svg").is_file());
+    // A point without a loss (its log lost, or a diverged run) leaves the
+    // loss fits, named, and keeps its place in the solve-quality ones.
+    let first = column(&dir.join("s/points.csv"), "point")[0].clone();
+    let table = dir.join("s").join(&first).join("point.csv");
+    let text = std::fs::read_to_string(&table).unwrap();
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let at = header.iter().position(|&h| h == "held_out_loss").unwrap();
+    let blanked: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let mut cells: Vec<&str> = line.split(',').collect();
+            if i > 0 {
+                cells[at] = "";
+            }
+            cells.join(",") + "\n"
+        })
+        .collect();
+    std::fs::write(&table, blanked.concat()).unwrap();
+    let (code, out, err) = study(&["--config", file.to_str().unwrap(), "--fit"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("left out of the loss fits") && err.contains(&first), "{err}");
+    let targets = column(&fit, "target");
+    let against = column(&fit, "against");
+    assert!(targets.iter().zip(&against).any(|(t, a)| t == "held_out_loss" && a == "N+D"), "L(N, D) without it");
+    assert!(targets.iter().any(|t| t == "mean_length"), "the solve-quality fits keep it");
+    assert!(column(&dir.join("s/points.csv"), "point").contains(&first));
     std::fs::remove_dir_all(&dir).ok();
 }
 
