@@ -296,8 +296,11 @@ impl CsvLog {
 /// A CSV file with a header, read whole.
 fn read_frame(path: &Path) -> Result<DataFrame> {
     use polars::prelude::{CsvReadOptions, SerReader};
+    // Column types from every row, not the first 100: a text column whose
+    // first rows look like numbers (`hidden` = 512 before 512x512) stays text.
     CsvReadOptions::default()
         .with_has_header(true)
+        .with_infer_schema_length(None)
         .try_into_reader_with_file_path(Some(path.to_path_buf()))
         .and_then(|r| r.finish())
         .map_err(polars(format!("reading {}", path.display())))

@@ -1,4 +1,4 @@
-//! `study --config configs/study/<name>.toml [--shard k/n | --point NAME] [--device D] [--fit]`: train
+//! `study --config configs/study/<name>.toml [--shard k/n | --point NAME] [--device D] [--reevaluate] [--fit]`: train
 //! and evaluate the points of a scaling study (`cube_oracle::study`), each
 //! an ordinary resumable run under `runs/<study>/`; `--fit` gathers the
 //! finished points into `points.csv` and fits the laws into `fit.csv`.
@@ -9,7 +9,7 @@
 
 use clap::Parser;
 use cube_oracle::learn::config::DeviceKind;
-use cube_oracle::study::{self, PointState, Study};
+use cube_oracle::study::{self, PointOptions, PointState, Study};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,6 +38,11 @@ struct Args {
     /// `meta.json` records the device of every leg.
     #[arg(long, conflicts_with_all = ["fit", "list"])]
     switch_device: bool,
+    /// Evaluate again the finished points that were evaluated with another
+    /// `[eval]` than the study's now (without it they are refused, and
+    /// left out of the fits).
+    #[arg(long, conflicts_with_all = ["fit", "list"])]
+    reevaluate: bool,
     /// Only gather the finished points and fit the laws; train nothing.
     #[arg(long, conflicts_with_all = ["shard", "point", "list"])]
     fit: bool,
@@ -76,9 +81,15 @@ fn run(args: &Args) -> anyhow::Result<ExitCode> {
         })?;
     }
     if args.list {
+        // `finished`: evaluated, and still what the study file says; a
+        // stale point is named on standard error.
         cube_oracle::say!("point,parameters,samples,flops,finished");
         for p in &study.points {
-            let done = p.table.is_file();
+            let stale = study::stale(&study, p)?;
+            if let Some(why) = &stale {
+                eprintln!("point {}: {why}", p.name);
+            }
+            let done = p.table.is_file() && stale.is_none();
             cube_oracle::say!("{},{},{},{:.3e},{done}", p.name, p.parameters, p.samples, p.flops());
         }
         return Ok(ExitCode::SUCCESS);
@@ -100,7 +111,8 @@ fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 p.parameters,
                 p.samples
             );
-            match study::run_point(&study, p, progress, args.switch_device)? {
+            let opts = PointOptions { progress, switch_device: args.switch_device, reevaluate: args.reevaluate };
+            match study::run_point(&study, p, opts)? {
                 PointState::Skipped => eprintln!("  finished before; skipped"),
                 PointState::Done => eprintln!("  done: {}", p.table.display()),
                 PointState::OtherDevice(d) => {
@@ -117,11 +129,16 @@ fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
     }
     let merged = study::merge::merge(&study)?;
-    cube_oracle::say!("{} of {} points finished: {}", merged.points, study.points.len(), merged.table.display());
+    if merged.points > 0 {
+        cube_oracle::say!("{} of {} points finished: {}", merged.points, study.points.len(), merged.table.display());
+    }
     let too_few = "a law in C needs 4 finished points over at least 3 budgets, a law in N and D 6 over at least \
                    3 sizes and 3 sample counts";
     match merged.fits {
         Some(f) => cube_oracle::say!("fits: {}", f.display()),
+        None if args.fit && merged.points == 0 => {
+            anyhow::bail!("--fit: none of the {} points is finished; nothing to gather", study.points.len())
+        }
         // Asked for a fit, and none is possible: an error, not a silent pass.
         None if args.fit => anyhow::bail!(
             "--fit: {} of {} points finished, too few to fit anything ({too_few}); {} written",

@@ -506,7 +506,7 @@ impl Precision {
 /// The TOML parser's message on one line, place first: `line L, column C:
 /// <what is wrong>` (the parser's own text spreads it over several lines,
 /// with the key on a later one).
-fn toml_message(text: &str, e: &toml::de::Error) -> String {
+pub(crate) fn toml_message(text: &str, e: &toml::de::Error) -> String {
     let what = e.message().trim().replace('\n', " ");
     match e.span() {
         Some(span) => {

@@ -141,6 +141,24 @@ pub fn default_max_depth(config: &TrainConfig) -> Result<usize, SolveError> {
     Ok(front::visit(config.puzzle()?, Depth(config)))
 }
 
+/// How many instances `input` names for a run trained as `config` says,
+/// reading them as a solve would (a test set of another puzzle, an
+/// unreadable file or a bad instance is refused the same way).
+///
+/// # Errors
+/// What a solve of `input` with such a run would refuse.
+pub fn instance_count(config: &TrainConfig, input: &Input) -> Result<usize, SolveError> {
+    struct Count<'a>(&'a Input, crate::sliding::Goal);
+    impl FrontVisitor for Count<'_> {
+        type Out = Result<usize, SolveError>;
+        fn visit<P: FrontEnd>(self, puzzle: P) -> Self::Out {
+            Ok(puzzle.instances(self.0, Some(&self.1))?.1.0.len())
+        }
+    }
+    let goal = config.goal()?.unwrap_or_default();
+    front::visit(config.puzzle()?, Count(input, goal))
+}
+
 /// Runs `solve`; returns the output folder.
 pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
     if let Some(d) = opts.max_depth {

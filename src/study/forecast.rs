@@ -13,7 +13,7 @@ use crate::csvlog::{Col, write_table};
 use crate::powerlaw as fit;
 use std::path::{Path, PathBuf};
 
-/// The finished points, one entry each (their narrowest width's row).
+/// The finished points, one entry each (their first row).
 pub(super) struct Points<'a> {
     pub names: &'a [String],
     pub params: &'a [f64],

@@ -15,8 +15,14 @@ use crate::learn::model::parameter_count;
 use crate::registry::AnyPuzzle;
 use std::path::Path;
 
-/// Keys a point may set differently from the study's recipe: what a grid
-/// varies, and what leaves the recipe alone.
+/// Keys that leave a run's training arithmetic alone: a resumed leg may
+/// change them, and a point's run may differ from its recipe in them (with
+/// the `backend` section).
+const NEUTRAL_KEYS: [&str; 5] =
+    ["train.eval_every", "train.checkpoint_every", "train.log_every", "train.threads", "train.data_workers"];
+
+/// Keys an included run may set differently from the study's recipe: what a
+/// grid varies, and the neutral ones.
 const FREE_KEYS: [&str; 13] = [
     "run.name",
     "run.out_dir",
@@ -25,11 +31,11 @@ const FREE_KEYS: [&str; 13] = [
     "model.residual_blocks",
     "train.steps",
     "train.samples",
-    "train.eval_every",
-    "train.checkpoint_every",
-    "train.log_every",
-    "train.threads",
-    "train.data_workers",
+    NEUTRAL_KEYS[0],
+    NEUTRAL_KEYS[1],
+    NEUTRAL_KEYS[2],
+    NEUTRAL_KEYS[3],
+    NEUTRAL_KEYS[4],
     // Checked on its own: the held-out walks' seed, resolved.
     "train.eval_seed",
 ];
@@ -51,7 +57,7 @@ pub(super) fn point(recipe: &TrainConfig, dir: &Path, study_dir: &Path, puzzle: 
     if let Some(f) = &cfg.finetune {
         return Err(format!("it was fine-tuned from {}; a study's points start from random weights", f.from.display()));
     }
-    if let Some((key, here, there)) = difference(recipe, &cfg) {
+    if let Some((key, here, there)) = difference(recipe, &cfg, &FREE_KEYS) {
         return Err(format!(
             "its `{key}` is {here}, the study's recipe has {there}; only shape, seed, budget, \
              intervals, threads and backend may differ"
@@ -82,14 +88,29 @@ pub(super) fn point(recipe: &TrainConfig, dir: &Path, study_dir: &Path, puzzle: 
     Ok(Point { name, config: cfg, parameters: n, samples, source: Source::Included, table })
 }
 
+/// The first key (dotted) at which the run of a trained point, as its saved
+/// `config.toml` says, departs from the point's config now (outside the
+/// neutral keys and the `backend` section), with its value in each: the
+/// study (or its base config) was changed after the point had trained.
+pub(super) fn retrained(point: &TrainConfig, saved: &TrainConfig) -> Option<(String, String, String)> {
+    // The held-out walks' seed resolved: runs from before `train.eval_seed`
+    // existed drew them from `run.seed`.
+    let mut free = NEUTRAL_KEYS.to_vec();
+    free.push("train.eval_seed");
+    difference(point, saved, &free).or_else(|| {
+        let (was, now) = (saved.held_out_seed(), point.held_out_seed());
+        (was != now).then(|| ("train.eval_seed (the held-out walks' seed)".into(), was.to_string(), now.to_string()))
+    })
+}
+
 /// The first key (dotted) at which `run` departs from `recipe`, outside
-/// [`FREE_KEYS`] and the `backend` section, with its value in each.
-fn difference(recipe: &TrainConfig, run: &TrainConfig) -> Option<(String, String, String)> {
+/// `free` and the `backend` section, with its value in each.
+fn difference(recipe: &TrainConfig, run: &TrainConfig, free: &[&str]) -> Option<(String, String, String)> {
     let value = |c: &TrainConfig| {
         let mut v = toml::Value::try_from(c).expect("a TrainConfig always serialises");
         let t = v.as_table_mut().expect("a TrainConfig is a table");
         t.remove("backend");
-        for key in FREE_KEYS {
+        for key in free {
             let (section, field) = key.split_once('.').expect("dotted");
             if let Some(s) = t.get_mut(section).and_then(toml::Value::as_table_mut) {
                 s.remove(field);
@@ -137,10 +158,10 @@ mod tests {
         run.train.samples = Some(1_000);
         run.run.seed = 7;
         run.backend.matmul = crate::learn::config::Matmul::F32;
-        assert_eq!(difference(&recipe, &run), None);
+        assert_eq!(difference(&recipe, &run, &FREE_KEYS), None);
         let mut lr = run.clone();
         lr.optim.lr = 3e-4;
-        let (key, here, there) = difference(&recipe, &lr).expect("the learning rate is the recipe");
+        let (key, here, there) = difference(&recipe, &lr, &FREE_KEYS).expect("the learning rate is the recipe");
         assert_eq!(key, "optim.lr");
         assert_eq!((here.as_str(), there.as_str()), ("0.0003", "0.001"));
         let mut walks = run;
@@ -150,6 +171,6 @@ mod tests {
         .unwrap()
         .data
         .scramble_len;
-        assert_eq!(difference(&recipe, &walks).map(|d| d.0).as_deref(), Some("data.scramble_len"));
+        assert_eq!(difference(&recipe, &walks, &FREE_KEYS).map(|d| d.0).as_deref(), Some("data.scramble_len"));
     }
 }

@@ -51,14 +51,24 @@ pub struct Merged {
 pub fn merge(study: &Study) -> Result<Merged, StudyError> {
     let dir = study.dir();
     // Its outputs are replaced by renames: never over a FIFO, a link or a folder.
-    for table in ["points.csv", "fit.csv"] {
+    for table in OUTPUTS {
         super::check_table_path(&dir.join(table))?;
     }
+    // Shards that end together merge one after the other, each over every
+    // point finished by then.
+    let _one_at_a_time = lock_waiting(&dir)?;
     let mut header: Option<String> = None;
     let mut body = String::new();
-    let mut finished = Vec::new();
+    let mut finished = 0;
     for p in &study.points {
         let path = &p.table;
+        if !path.is_file() {
+            continue;
+        }
+        if let Some(why) = super::stale(study, p)? {
+            eprintln!("left out: point {}: {why}", p.name);
+            continue;
+        }
         let Ok(text) = std::fs::read_to_string(path) else { continue };
         let mut lines = text.lines();
         let Some(h) = lines.next() else { continue };
@@ -74,18 +84,46 @@ pub fn merge(study: &Study) -> Result<Merged, StudyError> {
             body.push_str(line);
             body.push('\n');
         }
-        finished.push(p.name.clone());
+        finished += 1;
     }
-    let points = finished.len();
     std::fs::create_dir_all(&dir)
         .map_err(|e| crate::csvlog::TableError::from(crate::rundir::FileError::at("creating", &dir)(e)))?;
     let table = dir.join("points.csv");
     let Some(header) = header else {
+        // Nothing finished (any more): tables of earlier points are stale.
+        for stale in OUTPUTS {
+            super::remove_stale(&dir.join(stale))?;
+        }
         return Ok(Merged { points: 0, table, fits: None });
     };
     write_atomic(&table, format!("{header}\n{body}").as_bytes()).map_err(crate::csvlog::TableError::from)?;
-    let fits = fit_all(study, &table, &finished)?;
-    Ok(Merged { points, table, fits })
+    let fits = fit_all(study, &table)?;
+    Ok(Merged { points: finished, table, fits })
+}
+
+/// The tables a merge writes in the study's folder.
+const OUTPUTS: [&str; 4] = ["points.csv", "fit.csv", "forecasts.csv", "frontier.csv"];
+
+/// How long a merge waits for another one on the same study.
+const MERGE_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// The study folder's lock, waited for (a merge takes seconds).
+fn lock_waiting(dir: &std::path::Path) -> Result<crate::folder::FolderLock, StudyError> {
+    let start = std::time::Instant::now();
+    let mut said = false;
+    loop {
+        match crate::folder::lock(dir) {
+            Ok(lock) => return Ok(lock),
+            Err(crate::folder::FolderError::Locked { holder, .. }) if start.elapsed() < MERGE_WAIT => {
+                if !said {
+                    eprintln!("waiting for {holder}, which is gathering {} too", dir.display());
+                    said = true;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(250));
+            }
+            Err(e) => return Err(StudyError::Lock(e)),
+        }
+    }
 }
 
 /// One row of `fit.csv`.
@@ -99,22 +137,22 @@ struct Row {
     n_opt_exponent: f64,
 }
 
-fn fit_all(study: &Study, table: &std::path::Path, finished: &[String]) -> Result<Option<PathBuf>, StudyError> {
-    let names = ["parameters", "samples", "flops", "held_out_loss", "width", "mean_length", "solved_pct"];
-    let c = read_columns(table, &names)?;
+fn fit_all(study: &Study, table: &std::path::Path) -> Result<Option<PathBuf>, StudyError> {
+    let columns = ["parameters", "samples", "flops", "held_out_loss", "width", "mean_length", "solved_pct"];
+    let c = read_columns(table, &columns)?;
     let (n, d, flops, loss, width, length) = (&c[0], &c[1], &c[2], &c[3], &c[4], &c[5]);
     // The share left unsolved falls towards a floor as the oracle improves:
     // fitted in the same form as the loss and the length.
     let unsolved: Vec<f64> = c[6].iter().map(|s| 100.0 - s).collect();
     let mut rows = Vec::new();
-    // The loss once per point: the rows of its narrowest width.
-    // A point without a finite loss (none logged, or a diverged run) leaves
-    // the loss fits, not the solve-quality ones, and is named.
-    let narrowest = width.iter().copied().fold(f64::INFINITY, f64::min);
-    let once: Vec<usize> = (0..n.len()).filter(|&i| width[i] == narrowest).collect();
+    // The loss once per point, from its first row. A point without a finite
+    // loss (none logged, or a diverged run) leaves the loss fits, not the
+    // solve-quality ones, and is named.
+    let names = read_text_column(table, "point")?;
+    let mut seen = std::collections::HashSet::new();
+    let once: Vec<usize> = (0..names.len()).filter(|&i| seen.insert(&names[i])).collect();
     let (once, lossless): (Vec<usize>, Vec<usize>) = once.into_iter().partition(|&i| loss[i].is_finite());
     if !lossless.is_empty() {
-        let names = read_text_column(table, "point")?;
         let named: Vec<&str> = lossless.iter().map(|&i| names[i].as_str()).collect();
         eprintln!("left out of the loss fits, without a finite held-out loss: {}", named.join(", "));
     }
@@ -157,14 +195,9 @@ fn fit_all(study: &Study, table: &std::path::Path, finished: &[String]) -> Resul
     if !curves.is_empty() {
         iso_flop_chart(&pn, &pc, &pl, &curves).save(&dir.join("plots").join("isoflop")).map_err(plot_err)?;
     }
-    // One name per loss row, unless points were evaluated at other widths
-    // (no row at the narrowest): then no forecast is named, and none is kept.
-    if finished.len() == pn.len() {
-        let points = forecast::Points { names: finished, params: &pn, samples: &pd, flops: &pc, loss: &pl };
-        forecast::write(&dir, &points)?;
-    } else {
-        super::remove_stale(&dir.join("forecasts.csv"))?;
-    }
+    let named: Vec<String> = once.iter().map(|&i| names[i].clone()).collect();
+    let points = forecast::Points { names: &named, params: &pn, samples: &pd, flops: &pc, loss: &pl };
+    forecast::write(&dir, &points)?;
     let law = rows.iter().find(|r| r.target == "held_out_loss" && r.against == "N+D").map(|r| r.fit.law);
     if let Some(chart) = frontier(&dir, &curves, law.as_ref(), &pc, &pn)? {
         chart.save(&dir.join("plots").join("frontier")).map_err(plot_err)?;

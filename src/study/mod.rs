@@ -17,7 +17,7 @@ mod forecast;
 mod include;
 pub mod merge;
 
-use crate::csvlog::{Col, read_columns, write_table};
+use crate::csvlog::{Col, read_columns, read_text_column, write_table};
 use crate::learn::config::{ConfigError, DeviceKind, Matmul, TrainConfig};
 use crate::learn::error::LearnError;
 use crate::learn::held_out_loss;
@@ -102,6 +102,18 @@ pub enum StudyError {
         /// Why.
         source: Box<SolveError>,
     },
+    /// A finished point no longer follows from the study file: it was
+    /// evaluated, or its run trained, with settings that have changed since.
+    #[error("point {point}: {why}")]
+    Stale {
+        /// The point.
+        point: String,
+        /// What changed, and how to go on.
+        why: String,
+    },
+    /// The study's folder could not be locked for a merge.
+    #[error(transparent)]
+    Lock(crate::folder::FolderError),
     /// A table could not be read or written.
     #[error(transparent)]
     Table(#[from] crate::csvlog::TableError),
@@ -172,15 +184,39 @@ pub struct EvalSection {
     pub testset: Option<String>,
     /// This many random instances of the puzzle, from `seed`.
     pub random: Option<u64>,
-    /// Seed of `random` (default 0).
-    #[serde(default)]
-    pub seed: u64,
+    /// Seed of `random` (default 0; only with `random`).
+    pub seed: Option<u64>,
     /// Beam widths as powers of two.
     pub beam_log2: Vec<u32>,
     /// A mean solution length to predict the compute for (e.g. 23.30,
     /// EfficientCube's at 2^10 on DeepCubeA's cubes): `fit.csv` gives the
     /// FLOPs at which each width's fitted length law reaches it.
     pub target_length: Option<f64>,
+}
+
+impl EvalSection {
+    /// The evaluation in one line, as `point.csv`'s `evaluation` column
+    /// records it: `testset deepcubea-100; beam_log2 10 12`, or
+    /// `random 12 seed 3; beam_log2 5 7`.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        let widths = self.beam_log2.iter().map(u32::to_string).collect::<Vec<_>>().join(" ");
+        match (&self.testset, self.random) {
+            (Some(t), _) => format!("testset {t}; beam_log2 {widths}"),
+            (None, n) => format!("random {} seed {}; beam_log2 {widths}", n.unwrap_or(1), self.seed.unwrap_or(0)),
+        }
+    }
+
+    /// The instances every point is solved on.
+    fn input(&self) -> Result<Input, SolveError> {
+        match (&self.testset, self.random) {
+            (Some(t), _) => Ok(Input::TestSet(t.clone())),
+            (None, n) => Ok(Input::Random {
+                n: solve::bounds::instance_count("eval.random =", n.unwrap_or(1))?,
+                seed: self.seed.unwrap_or(0),
+            }),
+        }
+    }
 }
 
 /// One point of the study.
@@ -289,7 +325,8 @@ impl Study {
             )));
         }
         let text = String::from_utf8(bytes).map_err(|e| bad(format!("not UTF-8 text ({e})")))?;
-        let config: StudyConfig = toml::from_str(&text).map_err(|e| bad(e.message().to_string()))?;
+        let config: StudyConfig =
+            toml::from_str(&text).map_err(|e| bad(crate::learn::config::toml_message(&text, &e)))?;
         let s = &config.study;
         if s.name.is_empty() || crate::folder::sanitize(&s.name) != s.name {
             return Err(bad(format!(
@@ -312,21 +349,45 @@ impl Study {
             (None, Some(c)) => c.iter().map(|&v| Budget::Flops(v)).collect(),
             _ => return Err(bad("give exactly one of study.samples and study.flops".into())),
         };
+        let budget_key = if s.samples.is_some() { "study.samples" } else { "study.flops" };
         if let Some(why) = budgets.iter().find_map(Budget::invalid) {
-            return Err(bad(why));
+            return Err(bad(format!("{budget_key}: {why}")));
         }
         let blocks = s.residual_blocks.clone().unwrap_or_else(|| vec![base.model.residual_blocks]);
         let seeds = s.seeds.clone().unwrap_or_else(|| vec![base.run.seed]);
-        let size =
-            s.hidden.len() * blocks.len() * budgets.len() * seeds.len() + s.extra_points.len() + s.include_runs.len();
-        if size == 0 || size > MAX_POINTS {
-            return Err(bad(format!("the study has {size} points; it needs 1 to {MAX_POINTS}")));
+        // A list given empty would drop the whole grid without a word.
+        let lists = [
+            ("study.hidden", s.hidden.len()),
+            ("study.residual_blocks", blocks.len()),
+            (budget_key, budgets.len()),
+            ("study.seeds", seeds.len()),
+        ];
+        if let Some((key, _)) = lists.iter().find(|(_, n)| *n == 0) {
+            return Err(bad(format!("{key} is empty; list at least one value")));
         }
-        if config.eval.beam_log2.is_empty() || config.eval.beam_log2.iter().any(|&k| k > 20) {
+        let size = lists
+            .iter()
+            .try_fold(1usize, |n, &(_, k)| n.checked_mul(k))
+            .and_then(|n| n.checked_add(s.extra_points.len())?.checked_add(s.include_runs.len()))
+            .filter(|&n| n <= MAX_POINTS)
+            .ok_or_else(|| bad(format!("the study has more than {MAX_POINTS} points")))?;
+        let eval = &config.eval;
+        if eval.beam_log2.is_empty() || eval.beam_log2.iter().any(|&k| k > 20) {
             return Err(bad("eval.beam_log2 must list widths from 2^0 to 2^20".into()));
         }
-        if config.eval.testset.is_some() == config.eval.random.is_some() {
+        let mut widths = eval.beam_log2.clone();
+        widths.sort_unstable();
+        if let Some(w) = widths.windows(2).find(|w| w[0] == w[1]) {
+            return Err(bad(format!("eval.beam_log2 lists {} twice; each width is evaluated once", w[0])));
+        }
+        if eval.testset.is_some() == eval.random.is_some() {
             return Err(bad("give exactly one of eval.testset and eval.random".into()));
+        }
+        if let (Some(t), Some(seed)) = (&eval.testset, eval.seed) {
+            return Err(bad(format!(
+                "eval.seed = {seed} draws random instances; with eval.testset ({}) it would be ignored",
+                crate::solve::bounds::shorten(t)
+            )));
         }
         let out_dir = s.out_dir.clone().unwrap_or_else(|| base.run.out_dir.clone()).join(&s.name);
         let puzzle =
@@ -335,6 +396,10 @@ impl Study {
         if let Some(kind) = s.kind {
             recipe.model.kind = kind;
         }
+        // The evaluation's instances are read now, not after the first
+        // point has trained.
+        let input = eval.input().map_err(|e| bad(crate::folder::one_line(&e)))?;
+        solve::instance_count(&recipe, &input).map_err(|e| bad(format!("eval: {}", crate::folder::one_line(&e))))?;
         // One shape at one budget and seed, trained under the study's folder.
         let point = |hidden: &[usize], b: usize, budget: &Budget, seed: u64| -> Result<Point, StudyError> {
             let mut cfg = recipe.clone();
@@ -565,26 +630,137 @@ fn trained(meta: &serde_json::Value) -> bool {
     meta["complete"] == serde_json::Value::Bool(true)
 }
 
+/// How [`run_point`] treats a point.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PointOptions {
+    /// Draw progress bars.
+    pub progress: bool,
+    /// Resume a run started on another device on this one (`--switch-device`).
+    pub switch_device: bool,
+    /// Evaluate again a finished point evaluated with settings the study
+    /// has changed since (`--reevaluate`), instead of refusing it.
+    pub reevaluate: bool,
+}
+
+/// Why a finished point no longer follows from the study, if it does not:
+/// its run trained to another recipe or budget, or it was evaluated with
+/// another `[eval]`. [`run_point`] refuses such a point (one evaluated
+/// otherwise is evaluated again with `--reevaluate`); [`merge`] leaves it
+/// out, naming it.
+///
+/// # Errors
+/// Its table or saved config cannot be read.
+pub fn stale(study: &Study, point: &Point) -> Result<Option<Stale>, StudyError> {
+    if let Some(why) = retrained(point)? {
+        return Ok(Some(why));
+    }
+    if !point.table.is_file() {
+        return Ok(None);
+    }
+    let budget = read_columns(&point.table, &["samples"])?;
+    if let Some(&was) = budget[0].iter().find(|&&d| d != point.samples as f64) {
+        return Ok(Some(Stale::Budget { was: was as u64, now: point.samples }));
+    }
+    let now = study.config.eval.describe();
+    let was = match read_text_column(&point.table, "evaluation") {
+        Ok(rows) => rows.into_iter().find(|r| *r != now),
+        Err(crate::csvlog::TableError::Column { .. }) => Some("(not recorded)".into()),
+        Err(e) => return Err(e.into()),
+    };
+    Ok(was.map(|was| Stale::Evaluation { was, now }))
+}
+
+/// Why a point must be trained again: the recipe of its run (a study
+/// point's saved `config.toml`) differs from the study's now.
+fn retrained(point: &Point) -> Result<Option<Stale>, StudyError> {
+    let path = point.config.run_dir().join("config.toml");
+    if point.source != Source::Trained || !path.is_file() {
+        return Ok(None);
+    }
+    let saved = TrainConfig::load(&path)
+        .map_err(|source| StudyError::Config { point: point.name.clone(), source: Box::new(source) })?;
+    Ok(include::retrained(&point.config, &saved).map(|(key, was, now)| Stale::Recipe { key, was, now }))
+}
+
+/// What changed since a point finished ([`stale`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stale {
+    /// Its run was trained with `key = was`; the study now gives `now`.
+    Recipe {
+        /// The first key that differs, dotted.
+        key: String,
+        /// The run's value.
+        was: String,
+        /// The study's value now.
+        now: String,
+    },
+    /// It was evaluated after `was` training samples; the study now says `now`.
+    Budget {
+        /// Samples in its table.
+        was: u64,
+        /// Samples the study gives it now.
+        now: u64,
+    },
+    /// It was evaluated with `was` ([`EvalSection::describe`]).
+    Evaluation {
+        /// Its table's evaluation.
+        was: String,
+        /// The study's now.
+        now: String,
+    },
+}
+
+impl std::fmt::Display for Stale {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Recipe { key, was, now } => write!(
+                f,
+                "its run was trained with {key} = {was}, the study now gives {now}; restore the study file (or \
+                 its base config), or move the run's folder aside to train the point again"
+            ),
+            Self::Budget { was, now } => write!(
+                f,
+                "its table is of a run trained on {was} samples, the study now gives {now}; train the run on \
+                 (an included run) and remove its table, or restore the study file"
+            ),
+            Self::Evaluation { was, now } => {
+                write!(f, "evaluated with `{was}`, the study's [eval] is now `{now}`; --reevaluate evaluates it again")
+            }
+        }
+    }
+}
+
 /// Trains and evaluates one point, unless it is finished, or its run
 /// started on another device and is still training there (with
 /// `switch_device`, such a run resumes on the study's device instead).
 ///
 /// # Errors
-/// Training or solving failed, or the point's table could not be written.
-pub fn run_point(study: &Study, point: &Point, progress: bool, switch_device: bool) -> Result<PointState, StudyError> {
+/// Training or solving failed, the point's table could not be written, or
+/// the point is [`stale`] (one evaluated otherwise is evaluated again with
+/// `reevaluate`).
+pub fn run_point(study: &Study, point: &Point, opts: PointOptions) -> Result<PointState, StudyError> {
+    let PointOptions { progress, switch_device, reevaluate } = opts;
     let dir = point.config.run_dir();
-    if point.table.is_file() {
-        return Ok(PointState::Skipped);
+    match stale(study, point)? {
+        None if point.table.is_file() => return Ok(PointState::Skipped),
+        None => {}
+        Some(Stale::Evaluation { was, now }) if reevaluate => {
+            eprintln!("  evaluated with `{was}`: evaluating it again with `{now}`");
+        }
+        Some(why) => return Err(StudyError::Stale { point: point.name.clone(), why: why.to_string() }),
     }
     // A run started on another device (a grid's largest points on a GPU)
     // is left to that device until it has trained; its evaluation is the
     // CPU's either way.
     let resumable = crate::rundir::has_checkpoint(&dir);
+    let complete = resumable && run_meta(&dir).is_ok_and(|m| trained(&m));
     let elsewhere = started_on(&dir).filter(|&d| resumable && !switch_device && d != point.config.backend.device);
-    if let Some(device) = elsewhere.filter(|_| !run_meta(&dir).is_ok_and(|m| trained(&m))) {
+    if let Some(device) = elsewhere.filter(|_| !complete) {
         return Ok(PointState::OtherDevice(device));
     }
-    if point.source == Source::Trained && elsewhere.is_none() {
+    // A run that has trained (a study stopped while evaluating it, or a
+    // point evaluated again) is only evaluated.
+    if point.source == Source::Trained && elsewhere.is_none() && !complete {
         let train_err = |source| StudyError::Train { point: point.name.clone(), source: Box::new(source) };
         // A run killed before its first checkpoint has nothing to resume
         // from: it starts again in place (only a run `train` made is ever
@@ -610,13 +786,17 @@ pub fn run_point(study: &Study, point: &Point, progress: bool, switch_device: bo
             return Ok(PointState::Stopped);
         }
     }
-    let loss = held_out_loss(&dir, point.config.model.kind)?.unwrap_or(f64::NAN);
-    let eval = &study.config.eval;
-    let input = match (&eval.testset, eval.random) {
-        (Some(t), _) => Input::TestSet(t.clone()),
-        (None, n) => Input::random(n.unwrap_or(1), eval.seed)
-            .map_err(|source| StudyError::Solve { point: point.name.clone(), source: Box::new(source) })?,
+    // A lost `eval.csv` leaves the point out of the loss fits, not the study.
+    let loss = match held_out_loss(&dir, point.config.model.kind) {
+        Ok(loss) => loss.unwrap_or(f64::NAN),
+        Err(e) => {
+            eprintln!("  no held-out loss ({}): the point stays out of the loss fits", crate::folder::one_line(&e));
+            f64::NAN
+        }
     };
+    let eval = &study.config.eval;
+    let input =
+        eval.input().map_err(|source| StudyError::Solve { point: point.name.clone(), source: Box::new(source) })?;
     let widths: Vec<usize> = eval.beam_log2.iter().map(|&k| 1usize << k).collect();
     let opts = SolveOptions {
         run_dir: dir.clone(),
@@ -673,6 +853,7 @@ pub fn run_point(study: &Study, point: &Point, progress: bool, switch_device: bo
             ("optimal_pct", Col::F64(s[4].clone())),
             ("mean_forwards", Col::F64(s[5].clone())),
             ("mean_elapsed_s", Col::F64(s[6].clone())),
+            ("evaluation", text(eval.describe())),
         ],
     )?;
     Ok(PointState::Done)

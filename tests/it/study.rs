@@ -172,6 +172,108 @@ fn every_point_of_a_study_is_scored_on_the_base_seeds_held_out_walks() {
 }
 
 #[test]
+fn a_finished_point_must_still_follow_from_the_study_file() {
+    let dir = tmp("stale");
+    let file = study_file(&dir, "hidden = [[8]]\nsamples = [240000]");
+    let cfg = file.to_str().unwrap();
+    let (code, out, err) = study(&["--config", cfg]);
+    assert_eq!(code, 0, "{out}{err}");
+    let points = dir.join("s/points.csv");
+    let name = column(&points, "point")[0].clone();
+    assert_eq!(column(&points, "evaluation")[0], "random 12 seed 3; beam_log2 5 7");
+    let run = dir.join("s").join(&name);
+    let metrics = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
+    // Another [eval]: the point is refused, listed as unfinished and left
+    // out of the tables, until --reevaluate evaluates it again (and only that).
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("beam_log2 = [5, 7]", "beam_log2 = [5, 6]")).unwrap();
+    let (code, _, err) = study(&["--config", cfg]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!("point {name}: evaluated with `random 12 seed 3; beam_log2 5 7`"))
+            && err.contains("`random 12 seed 3; beam_log2 5 6`")
+            && err.contains("--reevaluate"),
+        "{err}"
+    );
+    let (_, list, _) = study(&["--config", cfg, "--list"]);
+    assert!(list.lines().nth(1).unwrap().ends_with(",false"), "{list}");
+    let (code, _, err) = study(&["--config", cfg, "--fit"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains(&format!("left out: point {name}")) && err.contains("none of the 1 points"), "{err}");
+    assert!(!points.exists(), "no table of a point the study no longer describes");
+    let (code, out, err) = study(&["--config", cfg, "--reevaluate"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("evaluating it again"), "{err}");
+    assert_eq!(numbers(&points, "width"), [32.0, 64.0]);
+    assert_eq!(std::fs::read_to_string(run.join("metrics.csv")).unwrap(), metrics, "not trained again");
+    // Another recipe: the run must be trained again, which the study never
+    // does over a finished run.
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/cube2-reference.toml");
+    let recipe = std::fs::read_to_string(&base).unwrap();
+    assert!(recipe.contains("\nlr = 1e-3\n"));
+    let other = dir.join("base.toml");
+    std::fs::write(&other, recipe.replace("\nlr = 1e-3\n", "\nlr = 3e-4\n")).unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace(&format!("base = {base:?}"), &format!("base = {other:?}"))).unwrap();
+    for extra in [&[][..], &["--reevaluate"]] {
+        let (code, _, err) = study(&[&["--config", cfg][..], extra].concat());
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains(&format!("point {name}: its run was trained with optim.lr = 0.001")), "{err}");
+        assert!(err.contains("3e-4") || err.contains("0.0003"), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_study_files_are_refused_before_anything_is_written() {
+    let dir = tmp("badfile");
+    let cases: [(&str, &str, &[&str]); 6] = [
+        ("seeds = []", "", &["study.seeds is empty"]),
+        ("", "beam_log2 = [5, 7, 5]", &["eval.beam_log2 lists 5 twice"]),
+        ("", "testset = \"deepcubea-100\"\nrandom_ = 1", &["random_"]),
+        ("samples = \"1e7\"", "", &["line ", "samples"]),
+        ("", "random = 0", &["eval.random = 0", "expected 1 to"]),
+        ("", "seed = 4\ntestset = \"deepcubea-100\"", &["eval.seed = 4", "eval.testset"]),
+    ];
+    for (grid, eval, expected) in cases {
+        let mut lines = String::from("hidden = [[8]]");
+        for line in [grid, if grid.starts_with("samples") { "" } else { "samples = [240000]" }] {
+            if !line.is_empty() {
+                lines = format!("{lines}\n{line}");
+            }
+        }
+        let mut text = std::fs::read_to_string(study_file(&dir, "hidden = [[8]]")).unwrap();
+        text = text.replace("hidden = [[8]]", &lines);
+        if eval.starts_with("beam_log2") {
+            text = text.replace("beam_log2 = [5, 7]", eval);
+        } else if eval.contains("testset") {
+            text = text.replace("random = 12\nseed = 3\n", &format!("{eval}\n"));
+        } else if !eval.is_empty() {
+            text = text.replace("random = 12", eval);
+        }
+        let path = dir.join("case.toml");
+        std::fs::write(&path, &text).unwrap();
+        let (code, _, err) = study(&["--config", path.to_str().unwrap()]);
+        assert_eq!(code, 1, "{text}\n{err}");
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        for e in expected {
+            assert!(err.contains(e), "{text}\n{err}");
+        }
+        assert!(!dir.join("s").exists(), "nothing written for\n{text}");
+    }
+    // A test set of another puzzle is refused before the first point trains.
+    let text = std::fs::read_to_string(study_file(&dir, "hidden = [[8]]\nsamples = [240000]")).unwrap();
+    let cube3_set = text.replace("random = 12\nseed = 3\n", "testset = \"deepcubea-100\"\n");
+    assert_ne!(cube3_set, text);
+    std::fs::write(dir.join("case.toml"), cube3_set).unwrap();
+    let (code, _, err) = study(&["--config", dir.join("case.toml").to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("eval:") && err.contains("no cube2 test sets"), "{err}");
+    assert!(!dir.join("s").exists(), "no point trained");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn shards_split_the_grid_and_bad_studies_are_refused() {
     let dir = tmp("shard");
     let file = study_file(&dir, "hidden = [[8], [12]]\nsamples = [240000]");
