@@ -207,7 +207,7 @@ struct OracleArgs {
     matmul: MatmulArg,
     #[command(flatten)]
     widths: Widths,
-    /// Depth limit, at most 2000 (default: 40 on the cubes, twice the run's
+    /// Depth limit, 1 to 2000 (default: 40 on the cubes, twice the run's
     /// longest training walk on sliding puzzles).
     #[arg(long)]
     max_depth: Option<usize>,
@@ -275,13 +275,13 @@ struct ClassicalArgs {
     /// Seed of --random.
     #[arg(long)]
     seed: Option<u64>,
-    /// Stop an instance after generating this many nodes.
+    /// Stop an instance after generating this many nodes (at least 1).
     #[arg(long)]
     max_generated: Option<u64>,
     /// Stop an instance after this many seconds (at most 10000000).
     #[arg(long)]
     max_time_s: Option<f64>,
-    /// Depth limit, at most 10000 (default: none for astar, greedy and ucs; 200 otherwise).
+    /// Depth limit, 1 to 10000 (default: none for astar, greedy and ucs; 200 otherwise).
     #[arg(long)]
     max_depth: Option<usize>,
     /// Instances searched at once, one thread each. At most 4 per core of the machine (at least 8 are always allowed).
@@ -718,7 +718,10 @@ fn classical_search(
         metric: cube_metric(args.metric, args.puzzle)?,
         progress: !input.is_single() && std::io::stderr().is_terminal(),
         input,
-        limits: Limits { max_generated: args.max_generated.unwrap_or(u64::MAX), max_time },
+        limits: Limits {
+            max_generated: args.max_generated.map(bounds::max_generated).transpose()?.unwrap_or(u64::MAX),
+            max_time,
+        },
         max_depth: args.max_depth.map(|d| bounds::classical_depth(u64::try_from(d).unwrap_or(u64::MAX))).transpose()?,
         width,
         out_root: out_or_default(args.output.out),

@@ -98,13 +98,24 @@ pub fn max_time(seconds: f64) -> Result<Duration, SolveError> {
 /// # Errors
 /// [`SolveError::Invalid`] naming the flag, the value and the limit.
 pub fn oracle_depth(depth: usize) -> Result<usize, SolveError> {
-    if depth <= MAX_ORACLE_DEPTH {
+    if (1..=MAX_ORACLE_DEPTH).contains(&depth) {
         return Ok(depth);
     }
     Err(invalid!(
         format!("--max-depth {depth}"),
-        "at most {MAX_ORACLE_DEPTH} moves (twice the longest training walk a config allows)"
+        "expected 1 to {MAX_ORACLE_DEPTH} moves (at most twice the longest training walk a config allows)"
     ))
+}
+
+/// `--max-generated`: at least one node.
+///
+/// # Errors
+/// [`SolveError::Invalid`] for 0, which would stop every instance before it starts.
+pub fn max_generated(nodes: u64) -> Result<u64, SolveError> {
+    if nodes == 0 {
+        return Err(invalid!("--max-generated 0", "expected at least 1 node (0 would stop every instance unsearched)"));
+    }
+    Ok(nodes)
 }
 
 /// `--max-depth` of a classical method: at most [`MAX_CLASSICAL_DEPTH`].
@@ -113,10 +124,11 @@ pub fn oracle_depth(depth: usize) -> Result<usize, SolveError> {
 /// [`SolveError::Invalid`] naming the flag, the value and the limit.
 pub fn classical_depth(depth: u64) -> Result<u32, SolveError> {
     match u32::try_from(depth) {
-        Ok(d) if d <= MAX_CLASSICAL_DEPTH => Ok(d),
+        Ok(d) if (1..=MAX_CLASSICAL_DEPTH).contains(&d) => Ok(d),
         _ => Err(invalid!(
             format!("--max-depth {depth}"),
-            "at most {MAX_CLASSICAL_DEPTH} moves (the deepest recursion a search thread's stack is sized for)"
+            "expected 1 to {MAX_CLASSICAL_DEPTH} moves (at most the deepest recursion a search thread's stack is \
+             sized for)"
         )),
     }
 }

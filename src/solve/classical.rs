@@ -307,10 +307,14 @@ pub(super) fn run_cube(
     cache: Option<&std::path::Path>,
     cases: &[Case<Cube3>],
     bar: &ProgressBar,
+    named: &mut super::front::Named,
 ) -> Result<(Vec<Row>, String), SolveError> {
     let puzzle = Cube3Puzzle::new(opts.metric);
     let (rows, name) = match spec {
-        "zero" => (run_with(opts, &puzzle, &Zero, cases, bar)?, "zero".to_string()),
+        "zero" => {
+            named("zero")?;
+            (run_with(opts, &puzzle, &Zero, cases, bar)?, "zero".to_string())
+        }
         "pdb" | "korf" | "pdb-generic" => {
             let korf = opts.method == Method::IdaStar && spec != "pdb-generic";
             if korf {
@@ -318,6 +322,11 @@ pub(super) fn run_cube(
             }
             let solver = KorfSolver::load_or_build(opts.metric, cache)?;
             let kp = &solver.puzzle;
+            let name = if spec == "pdb-generic" { "pdb-generic" } else { "pdb" };
+            if !korf {
+                check_heuristic(opts.method, &solver.pdbs)?;
+            }
+            named(name)?;
             if korf {
                 let mut rows = Vec::with_capacity(cases.len());
                 for c in cases {
@@ -326,20 +335,18 @@ pub(super) fn run_cube(
                     rows.push(Row::new(&c.id, &outcome, solution.join(" "), c.optimal, 0));
                     bar.inc(1);
                 }
-                (rows, "pdb".to_string())
+                (rows, name.to_string())
             } else {
-                check_heuristic(opts.method, &solver.pdbs)?;
                 let coords: Vec<Case<Coords>> = cases
                     .iter()
                     .map(|c| Case { id: c.id.clone(), state: kp.from_cube3(&c.state), optimal: c.optimal })
                     .collect();
-                let rows = run_with(opts, kp, &solver.pdbs, &coords, bar)?;
-                (rows, if spec == "pdb-generic" { "pdb-generic".to_string() } else { "pdb".to_string() })
+                (run_with(opts, kp, &solver.pdbs, &coords, bar)?, name.to_string())
             }
         }
         other => {
             return Err(invalid!(
-                format!("heuristic {}", bounds::shorten(other)),
+                format!("--heuristic {}", bounds::shorten(other)),
                 "unknown cube heuristic; expected pdb (Korf's corner + two 6-edge pattern databases; \
                  with idastar, Korf's parallel solver), pdb-generic (the same tables with the generic searches) or zero"
             ));
@@ -367,15 +374,20 @@ pub(super) fn run_cube2(
     spec: &str,
     cases: &[Case<Cube2>],
     bar: &ProgressBar,
+    named: &mut super::front::Named,
 ) -> Result<(Vec<Row>, String), SolveError> {
     match spec {
-        "zero" => Ok((run_with(opts, puzzle, &Zero, cases, bar)?, "zero".into())),
+        "zero" => {
+            named("zero")?;
+            Ok((run_with(opts, puzzle, &Zero, cases, bar)?, "zero".into()))
+        }
         "bfs-table" | "table" => {
             let table = DistanceTable::build(puzzle, u8::MAX);
+            named(&table.name())?;
             Ok((run_with(opts, puzzle, &table, cases, bar)?, table.name()))
         }
         other => Err(invalid!(
-            format!("heuristic {}", bounds::shorten(other)),
+            format!("--heuristic {}", bounds::shorten(other)),
             "unknown cube2 heuristic; expected bfs-table (exact distances from a complete BFS) or zero"
         )),
     }
@@ -407,7 +419,7 @@ fn korf_applies(opts: &ClassicalOptions) -> Result<(), SolveError> {
 pub(super) fn check_heuristic<P: Puzzle, H: Heuristic<P> + ?Sized>(method: Method, h: &H) -> Result<(), SolveError> {
     if method.needs_admissible() && !h.admissible() {
         return Err(invalid!(
-            format!("heuristic `{}`", h.name()),
+            format!("--heuristic `{}`", h.name()),
             "is not admissible, so {} could return a non-optimal path as optimal; use an admissible heuristic, or the method greedy or beam",
             method.name()
         ));
@@ -421,22 +433,22 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf, SolveError> {
         && let Some(h) = &opts.heuristic
     {
         return Err(invalid!(
-            format!("heuristic {}", bounds::shorten(h)),
+            format!("--heuristic {}", bounds::shorten(h)),
             "method {} does not use a heuristic",
             opts.method.name()
         ));
     }
     if opts.method == Method::Beam && opts.width == 0 {
-        return Err(invalid!("beam width 0", "the beam width must be at least 1"));
+        return Err(invalid!("--beam-width 0", "the beam width must be at least 1"));
     }
     if let Some(d) = opts.max_depth {
         bounds::classical_depth(u64::from(d))?;
     }
-    let if_exists = if opts.overwrite { IfExists::Replace } else { IfExists::Refuse };
-    // A label the user chose is claimed (checked and locked) before the
-    // possibly long search; a derived one once the heuristic has its name.
-    let early = match &opts.label {
-        Some(label) => Some(Output::claim(&opts.out_root, label, "--label", if_exists)?),
+    // A label the user chose is claimed (checked and locked) before
+    // anything is built; a derived one once the heuristic has its name,
+    // before the possibly long search.
+    let mut claimed = match &opts.label {
+        Some(label) => Some(Output::claim(&opts.out_root, label, "--label", opts.if_exists())?),
         None => None,
     };
     let cache = crate::heuristics::store::cache_dir();
@@ -445,16 +457,12 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf, SolveError> {
     }
     let goal = opts.goal.as_deref().map(Goal::from_str).transpose()?;
     let puzzle = AnyPuzzle::new(opts.puzzle, opts.metric, goal.as_ref())?;
-    let (rows, set_label, puzzle_name, h_name) =
-        front::visit(puzzle, Classical { opts, goal: goal.as_ref(), cache: cache.as_deref() })?;
-    let h_label = if opts.method.uses_heuristic() { h_name.clone() } else { "none".into() };
-    let label = opts.label.clone().unwrap_or_else(|| {
-        let w = if opts.method == Method::Beam { format!("-w{}", opts.width) } else { String::new() };
-        folder::sanitize(&format!("{puzzle_name}-{set_label}-{}{w}-{h_label}", opts.method.name()))
-    });
-    let output = match early {
+    let visit = Classical { opts, goal: goal.as_ref(), cache: cache.as_deref(), claimed: &mut claimed };
+    let (rows, set_label, puzzle_name, h_name) = front::visit(puzzle, visit)?;
+    let h_label = opts.heuristic_label(&h_name);
+    let output = match claimed {
         Some(output) => output,
-        None => Output::claim(&opts.out_root, &label, "--label", if_exists)?,
+        None => opts.claim_derived(&puzzle_name, &set_label, &h_name)?,
     };
     let by = Producer { puzzle: puzzle_name, method: opts.method.name().to_string(), heuristic: h_label };
     write_outputs(output.dir(), opts, &by, &rows)?;
@@ -467,17 +475,45 @@ struct Classical<'a> {
     opts: &'a ClassicalOptions,
     goal: Option<&'a Goal>,
     cache: Option<&'a std::path::Path>,
+    /// The output folder, once claimed.
+    claimed: &'a mut Option<Output>,
 }
 
 impl FrontVisitor for Classical<'_> {
     type Out = Result<(Vec<Row>, String, String, String), SolveError>;
     fn visit<P: FrontEnd>(self, puzzle: P) -> Self::Out {
-        let Classical { opts, goal, cache } = self;
+        let Classical { opts, goal, cache, claimed } = self;
         let (puzzle, (cases, label)) = puzzle.instances(&opts.input, goal)?;
         let bar = super::progress_bar(opts.progress, cases.len(), "instances");
-        let (rows, h_name) = puzzle.classical(opts, &cases, cache, &bar)?;
+        let puzzle_name = puzzle.name();
+        let mut named = |h_name: &str| -> Result<(), SolveError> {
+            if claimed.is_none() {
+                *claimed = Some(opts.claim_derived(&puzzle_name, &label, h_name)?);
+            }
+            Ok(())
+        };
+        let (rows, h_name) = puzzle.classical(opts, &cases, cache, &bar, &mut named)?;
         bar.finish_and_clear();
-        Ok((rows, label, puzzle.name(), h_name))
+        Ok((rows, label, puzzle_name, h_name))
+    }
+}
+
+impl ClassicalOptions {
+    fn if_exists(&self) -> IfExists {
+        if self.overwrite { IfExists::Replace } else { IfExists::Refuse }
+    }
+
+    /// The heuristic as the tables name it (`none` for a method without one).
+    fn heuristic_label(&self, h_name: &str) -> String {
+        if self.method.uses_heuristic() { h_name.to_string() } else { "none".into() }
+    }
+
+    /// Claims the folder named after the puzzle, the set, the method (and
+    /// width) and the heuristic.
+    fn claim_derived(&self, puzzle: &str, set: &str, h_name: &str) -> Result<Output, SolveError> {
+        let w = if self.method == Method::Beam { format!("-w{}", self.width) } else { String::new() };
+        let label = format!("{puzzle}-{set}-{}{w}-{}", self.method.name(), self.heuristic_label(h_name));
+        Ok(Output::claim(&self.out_root, &folder::sanitize(&label), "--label", self.if_exists())?)
     }
 }
 

@@ -243,11 +243,13 @@ fn first_row(path: &Path) -> Result<Vec<(String, String)>, SolveError> {
 
 /// Beam entropy by depth of the first [`DEPTH_TRACES`] instances at `width`.
 fn traces(path: &Path, width: usize) -> Result<Vec<Vec<(f64, f64)>>, SolveError> {
-    let d = read_columns(path, &["width", "id", "depth", "entropy"])?;
-    let mut out: Vec<(f64, Vec<(f64, f64)>)> = Vec::new();
-    let rows = d[0].iter().zip(&d[1]).zip(d[2].iter().zip(&d[3]));
-    for ((_, &id), (&depth, &entropy)) in rows.filter(|((w, _), _)| **w as usize == width) {
-        if let Some(at) = out.iter().position(|(seen, _)| *seen == id) {
+    // Ids are text (`random-3`, `d5-12`), not numbers.
+    let d = read_columns(path, &["width", "depth", "entropy"])?;
+    let ids = crate::csvlog::read_text_column(path, "id")?;
+    let mut out: Vec<(&str, Vec<(f64, f64)>)> = Vec::new();
+    let rows = d[0].iter().zip(&ids).zip(d[1].iter().zip(&d[2]));
+    for ((_, id), (&depth, &entropy)) in rows.filter(|((w, _), _)| **w as usize == width) {
+        if let Some(at) = out.iter().position(|(seen, _)| seen == id) {
             out[at].1.push((depth, entropy));
         } else if out.len() < DEPTH_TRACES {
             out.push((id, vec![(depth, entropy)]));
@@ -279,4 +281,27 @@ pub fn replot(dir: &Path) -> Result<PathBuf, SolveError> {
     std::fs::create_dir_all(&out).map_err(crate::rundir::FileError::at("creating", &out))?;
     figures.draw(&out)?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_traces_follow_instances_by_their_text_ids() {
+        let dir = std::env::temp_dir().join(format!("cube-oracle-traces-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("depths.csv");
+        let mut text = String::from("width,id,depth,entropy\n");
+        for id in ["random-0", "random-1"] {
+            for depth in 1..=3 {
+                text.push_str(&format!("8,{id},{depth},0.5\n4,{id},{depth},0.25\n"));
+            }
+        }
+        std::fs::write(&path, text).unwrap();
+        let t = traces(&path, 8).unwrap();
+        assert_eq!(t.len(), 2, "one trace per instance: {t:?}");
+        assert!(t.iter().all(|trace| trace == &[(1.0, 0.5), (2.0, 0.5), (3.0, 0.5)]), "{t:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -55,16 +55,20 @@ pub trait FrontEnd: Puzzle + Sync + 'static {
     fn ensemble(&self, k: usize) -> Result<Option<Vec<Transform>>, SolveError>;
 
     /// The classical search of `cases` with the options' method and
-    /// heuristic; the rows (every solution replayed) and the heuristic's name.
+    /// heuristic; the rows (every solution replayed) and the heuristic's
+    /// name. `named` is called with that name once the heuristic is built,
+    /// before the search starts (the caller claims its output folder there).
     ///
     /// # Errors
-    /// An unknown or unsuitable heuristic, a refused limit, a wrong solution.
+    /// An unknown or unsuitable heuristic, a refused limit, a wrong
+    /// solution, or what `named` returns.
     fn classical(
         &self,
         opts: &ClassicalOptions,
         cases: &[Case<Self::State>],
         cache: Option<&Path>,
         bar: &ProgressBar,
+        named: &mut Named,
     ) -> Result<(Vec<Row>, String), SolveError>;
 
     /// The depth bound of a distance table: `given`, checked against what
@@ -74,6 +78,9 @@ pub trait FrontEnd: Puzzle + Sync + 'static {
     /// No bound for a space too large, or a bound too deep.
     fn table_depth(&self, given: Option<u32>) -> Result<u32, SolveError>;
 }
+
+/// Called with a classical search's heuristic name before the search.
+pub type Named<'a> = dyn FnMut(&str) -> Result<(), SolveError> + 'a;
 
 /// Generic `solve` code, called with the concrete puzzle.
 pub trait FrontVisitor {
@@ -136,8 +143,9 @@ impl FrontEnd for Cube3Puzzle {
         cases: &[Case<Self::State>],
         cache: Option<&Path>,
         bar: &ProgressBar,
+        named: &mut Named,
     ) -> Result<(Vec<Row>, String), SolveError> {
-        classical::run_cube(opts, &opts.heuristic_spec("pdb"), cache, cases, bar)
+        classical::run_cube(opts, &opts.heuristic_spec("pdb"), cache, cases, bar, named)
     }
 
     fn table_depth(&self, given: Option<u32>) -> Result<u32, SolveError> {
@@ -149,7 +157,7 @@ impl FrontEnd for Cube3Puzzle {
                 "give a depth bound (at most {cap} in {metric})"
             )),
             Some(d) if d > cap => {
-                Err(invalid!(format!("depth bound {d}"), "at most {cap} for the cube in {metric} (memory)"))
+                Err(invalid!(format!("--max-depth {d}"), "at most {cap} for the cube in {metric} (memory)"))
             }
             Some(d) => Ok(d),
         }
@@ -180,8 +188,9 @@ impl FrontEnd for Cube2Puzzle {
         cases: &[Case<Self::State>],
         _: Option<&Path>,
         bar: &ProgressBar,
+        named: &mut Named,
     ) -> Result<(Vec<Row>, String), SolveError> {
-        classical::run_cube2(opts, self, &opts.heuristic_spec("bfs-table"), cases, bar)
+        classical::run_cube2(opts, self, &opts.heuristic_spec("bfs-table"), cases, bar, named)
     }
 
     fn table_depth(&self, given: Option<u32>) -> Result<u32, SolveError> {
@@ -203,7 +212,7 @@ impl FrontEnd for Sliding {
     fn other_metric(&self, wanted: Option<Metric>, _: usize) -> Result<Option<OtherMetric<'_>>, SolveError> {
         match wanted {
             Some(m) => Err(invalid!(
-                format!("metric {m}"),
+                format!("--metric {m}"),
                 "metrics apply to the cube; this run's model solves {}",
                 self.name()
             )),
@@ -221,10 +230,12 @@ impl FrontEnd for Sliding {
         cases: &[Case<Self::State>],
         cache: Option<&Path>,
         bar: &ProgressBar,
+        named: &mut Named,
     ) -> Result<(Vec<Row>, String), SolveError> {
         let spec = opts.heuristic.clone().unwrap_or_else(|| "manhattan".into());
         let h = if opts.method.uses_heuristic() { sliding_heuristic(self, &spec, cache)? } else { Box::new(Zero) };
         classical::check_heuristic(opts.method, h.as_ref())?;
+        named(&h.name())?;
         let rows = classical::run_with(opts, self, &h, cases, bar)?;
         Ok((rows, h.name()))
     }
@@ -238,7 +249,7 @@ impl FrontEnd for Sliding {
                 "the whole space does not fit in memory; give a depth bound (at most {MAX_LARGE_BOARD_DEPTH})"
             )),
             (_, Some(d)) if d > MAX_LARGE_BOARD_DEPTH => Err(invalid!(
-                format!("depth bound {d}"),
+                format!("--max-depth {d}"),
                 "at most {MAX_LARGE_BOARD_DEPTH} for boards of width 4 and more (memory)"
             )),
             (_, Some(d)) => Ok(d),

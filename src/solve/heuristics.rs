@@ -91,11 +91,11 @@ fn parse_nested(
 ) -> Result<BoxedHeuristic<Sliding>, SolveError> {
     if depth > MAX_NESTING {
         return Err(invalid!(
-            format!("heuristic {}", super::bounds::shorten(whole)),
+            format!("--heuristic {}", super::bounds::shorten(whole)),
             "nested more than {MAX_NESTING} levels deep (max(…) and K*… inside each other)"
         ));
     }
-    let value = || format!("heuristic {}", super::bounds::shorten(spec));
+    let value = || format!("--heuristic {}", super::bounds::shorten(spec));
     let name = spec.trim().to_ascii_lowercase();
     if let Some(inner) = name.strip_prefix("max(") {
         let Some(inner) = inner.strip_suffix(')') else { return Err(invalid!(value(), "`max(` has no closing `)`")) };

@@ -93,7 +93,7 @@ fn random_label(n: usize, seed: u64) -> String {
 pub(crate) fn no_goal(goal: Option<&str>, kind: PuzzleKind) -> Result<(), SolveError> {
     match goal {
         Some(g) => Err(invalid!(
-            format!("goal `{}` for {kind}", super::bounds::shorten(g)),
+            format!("--goal `{}` for {kind}", super::bounds::shorten(g)),
             "goals apply to sliding puzzles; a cube's goal is the solved cube"
         )),
         None => Ok(()),

@@ -183,7 +183,7 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
         && kind != trained.kind()
     {
         return Err(invalid!(
-            format!("puzzle {kind}"),
+            format!("--puzzle {kind}"),
             "the run {} was trained on {}",
             opts.run_dir.display(),
             trained.kind()
@@ -245,7 +245,7 @@ pub(super) fn cube_lengths<'a>(
     if let Some(m) = wanted
         && m != metric
     {
-        return Err(invalid!(format!("metric {m}"), "the run's model was trained in {metric} ({moves} moves)"));
+        return Err(invalid!(format!("--metric {m}"), "the run's model was trained in {metric} ({moves} moves)"));
     }
     let other_is_htm = metric == Metric::Qtm;
     Ok(OtherMetric {
@@ -329,7 +329,17 @@ fn sweep_with<P: Puzzle>(
                 (Some(a), _) => format!("w{a}"),
                 _ => String::new(),
             };
-            folder::sanitize(&format!("{default_label}-{w}{dedup_tag}{sym_tag}"))
+            // One instance solved with other settings that change its
+            // result gets a folder of its own, not the other's.
+            let device = opts.device.filter(|&d| d != DeviceKind::Cpu);
+            let settings = (&opts.checkpoint, opts.max_depth, opts.matmul, device);
+            let defaults = (&None, None, Matmul::F32, None);
+            let settings_tag = if single && settings != defaults {
+                format!("-s{:08x}", crate::checksum::fnv1a(format!("{settings:?}").as_bytes()) & 0xffff_ffff)
+            } else {
+                String::new()
+            };
+            folder::sanitize(&format!("{default_label}-{w}{dedup_tag}{sym_tag}{settings_tag}"))
         }
     };
     let root = opts.out_root.clone().unwrap_or_else(|| opts.run_dir.join("solve"));
@@ -405,23 +415,29 @@ fn solve_all<P: Puzzle, O: Oracle + Send>(
     bar: &ProgressBar,
 ) -> Result<Vec<Row<P::Key>>, SolveError> {
     let next = std::sync::atomic::AtomicUsize::new(0);
+    // A worker that fails hands out the rest of the cases to nobody: the
+    // others stop after their current search instead of finishing the width.
+    let stop_all = |e: SolveError| {
+        next.store(cases.len(), std::sync::atomic::Ordering::Relaxed);
+        e
+    };
     let work = |oracle: &mut O| -> Result<Vec<Row<P::Key>>, SolveError> {
         let mut rows = Vec::new();
         loop {
             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let Some(case) = cases.get(i) else { return Ok(rows) };
             let t = Instant::now();
-            let out = beam_search(puzzle, oracle, &case.state, cfg)?;
+            let out = beam_search(puzzle, oracle, &case.state, cfg).map_err(|e| stop_all(e.into()))?;
             let elapsed_s = t.elapsed().as_secs_f64();
             let solution = match &out.solution {
                 Some(path) => {
                     let names: Vec<&str> = path.iter().map(|&m| puzzle.move_name(m)).collect();
                     if !replay(puzzle, &case.state, path).is_some_and(|s| puzzle.is_goal(&s)) {
-                        return Err(SolveError::WrongSolution {
+                        return Err(stop_all(SolveError::WrongSolution {
                             method: "beam".into(),
                             id: case.id.clone(),
                             solution: names.join(" "),
-                        });
+                        }));
                     }
                     names.join(" ")
                 }

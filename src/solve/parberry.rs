@@ -157,6 +157,19 @@ fn instances(opts: &ParberryOptions, goal: &Goal) -> Result<Loaded, SolveError> 
         }
         Input::Random { n: count, seed } if width()? > max_board => {
             let n = width()?;
+            // Every solution is kept until the tables are written: about
+            // 8n³/3 moves of 2 bytes each (twice that for the worst case),
+            // besides the boards.
+            let per_board = 6 * (n as u64).pow(3) + 4 * (n as u64).pow(2);
+            let most = (MAX_KEPT_BYTES / per_board).max(1);
+            if *count as u64 > most {
+                return Err(invalid!(
+                    format!("--random {count} with puzzle{}", n * n - 1),
+                    "at most {most} boards of width {n} in one run: their solutions are kept until the tables \
+                     are written (about {per_board} bytes a board, {} GiB at most)",
+                    MAX_KEPT_BYTES >> 30
+                ));
+            }
             let mut rng = ChaCha8Rng::seed_from_u64(*seed);
             let mut out = Vec::with_capacity(*count);
             for i in 0..*count {
@@ -225,6 +238,9 @@ fn solve_one(solver: &Parberry, inst: &Instance, blank_first: bool) -> Result<Ro
     })
 }
 
+/// The most memory one run's solutions may take (they are written at the end).
+const MAX_KEPT_BYTES: u64 = 8 << 30;
+
 /// Runs `solve parberry`; returns the output folder.
 ///
 /// # Errors
@@ -247,6 +263,16 @@ pub fn run(opts: &ParberryOptions) -> Result<PathBuf, SolveError> {
             invalid!(format!("instance {}", i.id), "{e}{frame}")
         })?;
     }
+    // The folder is claimed before the solving, which may take hours.
+    let puzzle_name =
+        if blank_first { format!("puzzle{}-blank-first", n * n - 1) } else { format!("puzzle{}", n * n - 1) };
+    let output = match early {
+        Some(output) => output,
+        None => {
+            let label = folder::sanitize(&format!("{puzzle_name}-{set_label}-{METHOD}"));
+            Output::claim(&opts.out_root, &label, "--label", if_exists)?
+        }
+    };
     let solver = Parberry::new();
     let bar = super::progress_bar(opts.progress, insts.len(), "instances");
     let one = |inst: &Instance| {
@@ -268,13 +294,6 @@ pub fn run(opts: &ParberryOptions) -> Result<PathBuf, SolveError> {
         })?
     };
     bar.finish_and_clear();
-    let puzzle_name =
-        if blank_first { format!("puzzle{}-blank-first", n * n - 1) } else { format!("puzzle{}", n * n - 1) };
-    let label = opts.label.clone().unwrap_or_else(|| folder::sanitize(&format!("{puzzle_name}-{set_label}-{METHOD}")));
-    let output = match early {
-        Some(output) => output,
-        None => Output::claim(&opts.out_root, &label, "--label", if_exists)?,
-    };
     let by = Producer { puzzle: puzzle_name, method: METHOD.into(), heuristic: "none".into() };
     write_outputs(output.dir(), &by, n, &rows)?;
     Ok(output.commit()?)

@@ -1,6 +1,6 @@
 //! The TSV layout every test set shares, cubes and boards alike: a header
-//! row, then one instance per line as `id<TAB>state[<TAB>optimal]`, blank
-//! lines skipped. [`rows`] reads that layout; the callers read the state.
+//! row whose first column is `id`, then one instance per line as
+//! `id<TAB>state[<TAB>optimal]`, each id once, blank lines skipped. [`rows`] reads that layout; the callers read the state.
 //! A file is read only up to [`MAX_SET_BYTES`] bytes and
 //! [`MAX_INSTANCES`] rows; a larger one is refused naming the file and the
 //! limit.
@@ -26,10 +26,25 @@ pub(crate) struct Row<'a> {
 /// is the expected line, e.g. ``id<TAB>facelets[<TAB>optimal_qtm]``).
 ///
 /// # Errors
-/// A line with fewer than two fields or an optimal length that is not a
-/// number, naming the source and line; more than [`MAX_INSTANCES`] rows.
+/// A first line that is not a header starting with `id` (a file without
+/// one would lose its first instance), a line with fewer than two fields,
+/// an optimal length that is not a number or an id given twice, naming the
+/// source and line; more than [`MAX_INSTANCES`] rows.
 pub(crate) fn rows<'a>(text: &'a str, source: &str, layout: &str) -> Result<Vec<Row<'a>>, SolveError> {
+    let first = text.lines().next().unwrap_or("");
+    let first_field = first.split('\t').next().unwrap_or("").trim_start_matches('\u{feff}').trim();
+    if first_field != "id" {
+        return Err(SolveError::Line {
+            set: source.into(),
+            line: 1,
+            rule: format!(
+                "expected a header naming the columns, `{layout}` with `id` first, not `{}`",
+                shorten(&first.chars().take(60).collect::<String>())
+            ),
+        });
+    }
     let mut out = Vec::new();
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for (k, line) in text.lines().enumerate().skip(1) {
         if line.trim().is_empty() {
             continue;
@@ -53,6 +68,13 @@ pub(crate) fn rows<'a>(text: &'a str, source: &str, layout: &str) -> Result<Vec<
             })?),
             None => None,
         };
+        if let Some(before) = seen.insert(f[0], k + 1) {
+            return Err(SolveError::Line {
+                set: source.into(),
+                line: k + 1,
+                rule: format!("id `{}` is also on line {before}; each instance needs an id of its own", shorten(f[0])),
+            });
+        }
         out.push(Row { line: k + 1, id: f[0], state: f[1], optimal });
     }
     Ok(out)
@@ -98,17 +120,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_set_needs_its_header_and_an_id_per_instance() {
+        let layout = "id<TAB>state";
+        let e = rows("7\tabc\n8\tdef\n", "bare.tsv", layout).err().unwrap().to_string();
+        assert!(e.starts_with("bare.tsv line 1: expected a header") && e.contains("`7\tabc`"), "{e}");
+        assert_eq!(rows("\u{feff}id\tstate\n7\tabc\n", "bom.tsv", layout).unwrap().len(), 1);
+        let e = rows("id\tstate\n7\tabc\n\n7\tdef\n", "twice.tsv", layout).err().unwrap().to_string();
+        assert!(e.starts_with("twice.tsv line 4: id `7` is also on line 2"), "{e}");
+    }
+
+    #[test]
     fn a_set_holds_at_most_the_most_instances_one_solve_takes() {
-        let row = "a\tb\n";
-        let mut text = String::with_capacity(8 + row.len() * (MAX_INSTANCES + 1));
+        let mut text = String::with_capacity(8 + 12 * (MAX_INSTANCES + 1));
         text.push_str("id\tstate\n");
-        for _ in 0..MAX_INSTANCES {
-            text.push_str(row);
+        for i in 0..MAX_INSTANCES {
+            text.push_str(&format!("{i}\tb\n"));
         }
         assert_eq!(rows(&text, "full.tsv", "id<TAB>state").unwrap().len(), MAX_INSTANCES);
         text.push_str("\n\n"); // blank lines are not instances
         assert_eq!(rows(&text, "full.tsv", "id<TAB>state").unwrap().len(), MAX_INSTANCES);
-        text.push_str(row);
+        text.push_str("last\tb\n");
         let e = rows(&text, "big.tsv", "id<TAB>state").err().unwrap().to_string();
         assert!(e.starts_with(&format!("big.tsv line {}: ", MAX_INSTANCES + 4)) && e.contains("1000000"), "{e}");
     }

@@ -13,11 +13,11 @@ pub const MAX_LOG2: u32 = MAX_WIDTH.trailing_zeros();
 pub fn parse(width: Option<usize>, log2: Option<&str>) -> Result<Vec<usize>, SolveError> {
     match (width, log2) {
         (Some(w), Some(k)) => {
-            Err(invalid!(format!("beam width {w} and log2 width {}", shorten(k)), "give one, not both"))
+            Err(invalid!(format!("--beam-width {w} and --beam-log2 {}", shorten(k)), "give one, not both"))
         }
-        (Some(0), None) => Err(invalid!("beam width 0", "the beam width must be at least 1")),
+        (Some(0), None) => Err(invalid!("--beam-width 0", "the beam width must be at least 1")),
         (Some(w), None) if w > MAX_WIDTH => Err(invalid!(
-            format!("beam width {w}"),
+            format!("--beam-width {w}"),
             "exceeds the maximum {MAX_WIDTH} (2^{MAX_LOG2}); larger beams do not fit in memory"
         )),
         (Some(w), None) => Ok(vec![w]),
@@ -32,7 +32,7 @@ pub fn parse(width: Option<usize>, log2: Option<&str>) -> Result<Vec<usize>, Sol
             };
             if a > b {
                 return Err(invalid!(
-                    format!("log2 beam widths {}", shorten(text)),
+                    format!("--beam-log2 {}", shorten(text)),
                     "the range is empty ({a} > {b}); write it as low..high"
                 ));
             }
@@ -42,7 +42,7 @@ pub fn parse(width: Option<usize>, log2: Option<&str>) -> Result<Vec<usize>, Sol
 }
 
 fn parse_k(s: &str, whole: &str) -> Result<u32, SolveError> {
-    let value = || format!("log2 beam widths {}", shorten(whole));
+    let value = || format!("--beam-log2 {}", shorten(whole));
     let k: u32 = s.trim().parse().map_err(|_| invalid!(value(), "`{}` is not a whole number", shorten(s)))?;
     if k > MAX_LOG2 {
         return Err(invalid!(
@@ -63,10 +63,12 @@ mod tests {
         assert_eq!(parse(None, Some("3")).unwrap(), [8]);
         assert_eq!(parse(Some(100), None).unwrap(), [100]);
         assert_eq!(parse(None, None).unwrap(), [1024]);
-        assert!(parse(Some(0), None).unwrap_err().to_string().contains("at least 1"));
-        assert!(parse(None, Some("10..7")).unwrap_err().to_string().contains("range is empty"));
-        assert!(parse(None, Some("25")).unwrap_err().to_string().contains("exceeds the maximum"));
-        assert!(parse(None, Some("x")).unwrap_err().to_string().contains("not a whole number"));
-        assert!(parse(Some(4), Some("3")).is_err());
+        // Each refusal names the flag and the value.
+        let refused = |w, k| parse(w, k).unwrap_err().to_string();
+        assert!(refused(Some(0), None).contains("--beam-width 0") && refused(Some(0), None).contains("at least 1"));
+        assert!(refused(None, Some("10..7")).contains("--beam-log2 10..7: the range is empty"));
+        assert!(refused(None, Some("25")).contains("--beam-log2 25: 2^25 exceeds the maximum"));
+        assert!(refused(None, Some("x")).contains("--beam-log2 x: `x` is not a whole number"));
+        assert!(refused(Some(4), Some("3")).contains("--beam-width 4 and --beam-log2 3"));
     }
 }

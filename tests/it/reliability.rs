@@ -755,6 +755,13 @@ fn the_one_command_solve_can_be_repeated_but_chosen_labels_keep_the_overwrite_ru
     let (code, second) = once(&[]);
     assert_eq!(code, 0, "the same one-cube solve twice: {second}");
     assert_eq!(first.lines().last(), second.lines().last(), "same folder");
+    // Another checkpoint of the run is another oracle: its own folder.
+    let ckpt = std::fs::read_dir(run_dir.join("checkpoints")).unwrap().flatten().next().unwrap().path();
+    let (code, other) = once(&["--checkpoint", ckpt.to_str().unwrap()]);
+    assert_eq!(code, 0, "{other}");
+    let folder = |text: &str| text.lines().last().unwrap().trim_start_matches("results in ").to_string();
+    assert_ne!(folder(&other), folder(&first), "{other}");
+    assert!(Path::new(&folder(&first)).is_dir() || dir.join(folder(&first)).is_dir(), "{first}");
     let (code, _) = once(&["--label", "mine"]);
     assert_eq!(code, 0);
     let (code, text) = once(&["--label", "mine"]);
@@ -832,6 +839,24 @@ fn assert_parse_refused(args: &[&str], dir: &Path, out: &Path, expected: &[&str]
 }
 
 #[test]
+fn a_classical_folder_that_exists_is_refused_before_the_search() {
+    let dir = tmp("claim-early");
+    let out = dir.join("out");
+    let out_s = out.to_string_lossy().to_string();
+    // Uninformed search of random 15-puzzle boards takes hours; with a
+    // time limit it ends at once and makes the folder.
+    let args = ["classical", "bfs", "--puzzle", "puzzle15", "--random", "3", "--seed", "1", "--out", &out_s];
+    let (code, text, _, _) =
+        solve_within(&[&args[..], &["--max-time-s", "0.05"]].concat(), &dir, Duration::from_secs(60));
+    assert_eq!(code, 0, "{text}");
+    let (code, text, _, took) = solve_within(&args, &dir, Duration::from_secs(60));
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("already exists") && text.contains("--overwrite"), "{text}");
+    assert!(took < Duration::from_secs(20), "refused after {took:?}, not before the search");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn solve_refuses_counts_times_and_jobs_out_of_range_with_one_line() {
     let dir = tmp("solve-bounds");
     let out = dir.join("out");
@@ -866,6 +891,25 @@ fn solve_refuses_counts_times_and_jobs_out_of_range_with_one_line() {
         &dir,
         &out,
         &["--max-time-s 1e300:"],
+    );
+    // Parberry's solutions are kept until the end: a run whose solutions
+    // would not fit in 8 GiB is refused before any board is drawn.
+    assert_refused(
+        &["parberry", "--puzzle", "puzzle65535", "--random", "1000", "--out", &out_s],
+        &dir,
+        &out,
+        &["--random 1000 with puzzle65535", "at most 85 boards of width 256"],
+    );
+    // --max-depth 0 and --max-generated 0 would report every instance
+    // unsearched: refused, with the range.
+    for (mode, most) in [(&["classical", "ids", "--scramble", "R"][..], "10000"), (&["--scramble", "R"], "2000")] {
+        assert_refused(&[mode, &["--max-depth", "0", "--out", &out_s]].concat(), &dir, &out, &["--max-depth 0", most]);
+    }
+    assert_refused(
+        &["classical", "astar", "--puzzle", "puzzle8", "--board", board, "--max-generated", "0", "--out", &out_s],
+        &dir,
+        &out,
+        &["--max-generated 0", "at least 1"],
     );
     // --jobs: at most 4 per core (at least 8); 10000 on one instance is refused
     // at once instead of starting 10000 threads.
@@ -1072,8 +1116,9 @@ fn solve_help_states_every_bound() {
     let jobs = "At most 4 per core of the machine (at least 8 are always allowed)";
     let testset = "at most 256000000 bytes and 1000000 instances";
     let seed = "Seed of --random";
-    let oracle_depth = "Depth limit, at most 2000";
-    let classical_depth = "Depth limit, at most 10000 ";
+    let oracle_depth = "Depth limit, 1 to 2000";
+    let classical_depth = "Depth limit, 1 to 10000 ";
+    let generated = "this many nodes (at least 1)";
     let trials = "Seeded trials, 1 to 1000000";
     let restarts = "Random restarts after a failed climb, at most 1000000";
     let steps = "Steps per climb, 1 to 1000000000 (default: annealing 10000, hill climbing 1000000)";
@@ -1082,8 +1127,8 @@ fn solve_help_states_every_bound() {
         (&[][..], &[random, jobs, testset, seed, oracle_depth][..]),
         (&["beam"], &[random, jobs, testset, seed, oracle_depth]),
         (&["exact"], &[random, jobs, oracle_depth]),
-        (&["classical", "astar"], &[random, jobs, testset, seed, "at most 10000000", classical_depth]),
-        (&["classical", "rbfs"], &[random, jobs, testset, seed, classical_depth]),
+        (&["classical", "astar"], &[random, jobs, testset, seed, "at most 10000000", classical_depth, generated]),
+        (&["classical", "rbfs"], &[random, jobs, testset, seed, classical_depth, generated]),
         (&["parberry"], &[random, jobs, testset, seed]),
         (&["local", "hill-climbing"], &[trials, restarts, steps, sideways]),
         (&["local", "first-choice"], &[trials, restarts, steps, sideways]),
