@@ -107,11 +107,14 @@ impl FrontVisitor for Report<'_> {
                 "it draws its own uniform sample of positions; give its size as random N"
             ));
         };
+        // The folder is claimed before the pass over every position.
+        let label = format!("exact-random-{sample}-seed{seed}");
+        let output = super::claim_output(opts, &label, 1)?;
         let (table, layers) = DistanceTable::build_with_layers(&puzzle, u8::MAX);
         let rows = by_distance(&puzzle, &mut oracle, &table, &layers)?;
         let cases = uniform_sample(&layers, sample, seed);
-        let label = format!("exact-random-{sample}-seed{seed}");
-        sweep(&puzzle, oracle, (cases, label), opts, None, &|dir| write(dir, &rows))
+        let more = |dir: &std::path::Path| write(dir, &rows);
+        sweep(&puzzle, oracle, (cases, label), opts, None, super::Extras::with(&more, output))
     }
 }
 

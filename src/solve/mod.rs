@@ -227,8 +227,8 @@ impl FrontVisitor for OracleSweep<'_> {
         let (puzzle, loaded) = puzzle.instances(&opts.input, Some(&goal))?;
         let other = puzzle.other_metric(opts.metric, oracle.num_moves())?;
         match puzzle.ensemble(opts.symmetry)? {
-            Some(t) => sweep_with(&puzzle, oracle, t, loaded, opts, other.as_ref(), &no_more_tables),
-            None => sweep(&puzzle, oracle, loaded, opts, other.as_ref(), &no_more_tables),
+            Some(t) => sweep_with(&puzzle, oracle, t, loaded, opts, other.as_ref(), Extras::none()),
+            None => sweep(&puzzle, oracle, loaded, opts, other.as_ref(), Extras::none()),
         }
     }
 }
@@ -266,6 +266,25 @@ fn no_more_tables(_: &Path) -> Result<(), SolveError> {
     Ok(())
 }
 
+/// What a caller adds to a sweep: `more` tables, and the output folder
+/// when it claimed it before its own long work (see [`exact`]).
+pub(super) struct Extras<'a> {
+    more: &'a MoreTables<'a>,
+    claimed: Option<Output>,
+}
+
+impl<'a> Extras<'a> {
+    /// Nothing: the sweep's own tables, in a folder it claims itself.
+    fn none() -> Self {
+        Self { more: &no_more_tables, claimed: None }
+    }
+
+    /// `more` tables, written into the folder `claimed` beforehand.
+    pub(super) fn with(more: &'a MoreTables<'a>, claimed: Output) -> Self {
+        Self { more, claimed: Some(claimed) }
+    }
+}
+
 /// The `k` symmetries of `solve --symmetry k` as the ensemble's transforms
 /// (one-hot gather, move map in `metric`), the identity first.
 pub(super) fn cube_symmetries(k: usize, metric: Metric) -> Result<Vec<Transform>, SolveError> {
@@ -278,7 +297,7 @@ fn ensemble(k: usize) -> Result<Vec<&'static crate::cube3::symmetry::Symmetry>, 
         .map_err(|_| invalid!(format!("--symmetry {k}"), "must be one of 1, 2, 4, 8, 16, 24, 48 (1 = off)"))
 }
 
-/// The width-by-width sweep of [`run`] on one puzzle; `more` adds its
+/// The width-by-width sweep of [`run`] on one puzzle; `extras` adds its
 /// tables to the output folder before the folder is committed.
 fn sweep<P: Puzzle>(
     puzzle: &P,
@@ -286,33 +305,22 @@ fn sweep<P: Puzzle>(
     loaded: input::Loaded<P::State>,
     opts: &SolveOptions,
     other: Option<&OtherMetric>,
-    more: &MoreTables,
+    extras: Extras,
 ) -> Result<PathBuf, SolveError> {
     let len = u32::try_from(puzzle.encoded_len()).unwrap_or(u32::MAX);
     let identity =
         Transform { input: (0..len).collect(), moves: (0..puzzle.num_moves()).map(|m| m as MoveId).collect() };
-    sweep_with(puzzle, oracle, vec![identity], loaded, opts, other, more)
+    sweep_with(puzzle, oracle, vec![identity], loaded, opts, other, extras)
 }
 
-/// [`sweep`] with the network averaged over `transforms` (a symmetric
-/// ensemble; the identity alone evaluates the network as it is).
-fn sweep_with<P: Puzzle>(
-    puzzle: &P,
-    oracle: NetOracle,
-    transforms: Vec<Transform>,
-    (cases, default_label): input::Loaded<P::State>,
-    opts: &SolveOptions,
-    other: Option<&OtherMetric>,
-    more: &MoreTables,
-) -> Result<PathBuf, SolveError> {
-    let max_depth = match opts.max_depth {
-        Some(d) => d,
-        None => default_max_depth(&oracle.config)?,
-    };
-    let symmetry = transforms.len();
-    let about = provenance::describe(opts, &oracle, cases.len(), max_depth, symmetry);
-    let oracle = SymmetricOracle::new(oracle, transforms, Mean::Arithmetic)?;
-    let kind = oracle.kind();
+/// Claims the sweep's output folder: `--label`'s, or one named after the
+/// input (`default_label`), the widths, and what changes the results
+/// (no dedup, a symmetric ensemble of `symmetry` members, and for one
+/// instance the checkpoint, depth limit, products and device).
+///
+/// # Errors
+/// The folder exists and may not be replaced, or cannot be locked.
+fn claim_output(opts: &SolveOptions, default_label: &str, symmetry: usize) -> Result<Output, SolveError> {
     let dedup_tag = if opts.dedup { "" } else { "-nodedup" };
     let sym_tag = if symmetry > 1 { format!("-sym{symmetry}") } else { String::new() };
     // A label the tool chose for one instance names that instance on this
@@ -343,7 +351,32 @@ fn sweep_with<P: Puzzle>(
         }
     };
     let root = opts.out_root.clone().unwrap_or_else(|| opts.run_dir.join("solve"));
-    let output = Output::claim(&root, &label, "--label", if_exists)?;
+    Ok(Output::claim(&root, &label, "--label", if_exists)?)
+}
+
+/// [`sweep`] with the network averaged over `transforms` (a symmetric
+/// ensemble; the identity alone evaluates the network as it is).
+fn sweep_with<P: Puzzle>(
+    puzzle: &P,
+    oracle: NetOracle,
+    transforms: Vec<Transform>,
+    (cases, default_label): input::Loaded<P::State>,
+    opts: &SolveOptions,
+    other: Option<&OtherMetric>,
+    Extras { more, claimed }: Extras,
+) -> Result<PathBuf, SolveError> {
+    let max_depth = match opts.max_depth {
+        Some(d) => d,
+        None => default_max_depth(&oracle.config)?,
+    };
+    let symmetry = transforms.len();
+    let about = provenance::describe(opts, &oracle, cases.len(), max_depth, symmetry);
+    let oracle = SymmetricOracle::new(oracle, transforms, Mean::Arithmetic)?;
+    let kind = oracle.kind();
+    let output = match claimed {
+        Some(output) => output,
+        None => claim_output(opts, &default_label, symmetry)?,
+    };
     let out_dir = output.dir().to_path_buf();
     let mut meta = provenance::SweepMeta::start(&out_dir, about)?;
     let run_name = opts.run_dir.file_name().map_or_else(|| "run".into(), |n| n.to_string_lossy().to_string());

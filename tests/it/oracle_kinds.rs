@@ -235,6 +235,13 @@ fn mixed_kinds_are_refused_naming_key_and_value() {
     let top1: Vec<f64> = column(&exact, "top1_optimal_pct").iter().map(|x| x.parse().unwrap()).collect();
     assert_eq!(rmse.len(), 31, "the 8-puzzle's distances 1..=31");
     assert!(rmse.iter().chain(&top1).all(|x| x.is_finite()));
+    // Its folder is claimed before the pass over every position: the same
+    // report again is refused, the first one left as it was.
+    let before = std::fs::read(&exact).unwrap();
+    let (code, err) = cli(solve, &args, &dir);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("already exists") && err.contains("--overwrite"), "{err}");
+    assert_eq!(std::fs::read(&exact).unwrap(), before);
     // The matching kind solves, and the summary names the kind and counts
     // the forwards.
     let (code, err) = cli(
