@@ -357,6 +357,14 @@ pub enum IfExists {
     Replace,
 }
 
+impl IfExists {
+    /// `--overwrite`'s rule: replace when given, else refuse.
+    #[must_use]
+    pub fn overwrite(given: bool) -> Self {
+        if given { Self::Replace } else { Self::Refuse }
+    }
+}
+
 /// The marker file every output folder carries: which tool made it and
 /// whether it was finished. Only folders with it (or, for folders written
 /// before markers existed, holding nothing but `solve`'s own tables and

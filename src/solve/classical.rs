@@ -448,7 +448,7 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf, SolveError> {
     // anything is built; a derived one once the heuristic has its name,
     // before the possibly long search.
     let mut claimed = match &opts.label {
-        Some(label) => Some(Output::claim(&opts.out_root, label, "--label", opts.if_exists())?),
+        Some(label) => Some(Output::claim(&opts.out_root, label, "--label", IfExists::overwrite(opts.overwrite))?),
         None => None,
     };
     let cache = crate::heuristics::store::cache_dir();
@@ -499,10 +499,6 @@ impl FrontVisitor for Classical<'_> {
 }
 
 impl ClassicalOptions {
-    fn if_exists(&self) -> IfExists {
-        if self.overwrite { IfExists::Replace } else { IfExists::Refuse }
-    }
-
     /// The heuristic as the tables name it (`none` for a method without one).
     fn heuristic_label(&self, h_name: &str) -> String {
         if self.method.uses_heuristic() { h_name.to_string() } else { "none".into() }
@@ -513,7 +509,7 @@ impl ClassicalOptions {
     fn claim_derived(&self, puzzle: &str, set: &str, h_name: &str) -> Result<Output, SolveError> {
         let w = if self.method == Method::Beam { format!("-w{}", self.width) } else { String::new() };
         let label = format!("{puzzle}-{set}-{}{w}-{}", self.method.name(), self.heuristic_label(h_name));
-        Ok(Output::claim(&self.out_root, &folder::sanitize(&label), "--label", self.if_exists())?)
+        Ok(Output::claim(&self.out_root, &folder::sanitize(&label), "--label", IfExists::overwrite(self.overwrite))?)
     }
 }
 

@@ -67,7 +67,7 @@ pub fn run(opts: &TableOptions) -> Result<(PathBuf, Vec<u64>, bool), SolveError>
     let goal = opts.goal.as_deref().map(Goal::from_str).transpose()?;
     let (name, counts, complete) = front::visit(AnyPuzzle::new(opts.puzzle, opts.metric, goal.as_ref())?, Table(opts))?;
     let label = opts.label.clone().unwrap_or_else(|| format!("{name}-distances"));
-    let if_exists = if opts.overwrite { IfExists::Replace } else { IfExists::Refuse };
+    let if_exists = IfExists::overwrite(opts.overwrite);
     let output = Output::claim(&opts.out_root, &label, "--label", if_exists)?;
     let dir = output.dir().to_path_buf();
     let total: u64 = counts.iter().sum();

@@ -92,7 +92,7 @@ pub fn run(opts: &LocalOptions) -> Result<(PathBuf, RunSummary), SolveError> {
     bounds::local_limits(&opts.config)?;
     bounds::instance_count("--trials", opts.trials)?;
     let label = opts.label.clone().unwrap_or_else(|| opts.default_label());
-    let if_exists = if opts.overwrite { IfExists::Replace } else { IfExists::Refuse };
+    let if_exists = IfExists::overwrite(opts.overwrite);
     let output = Output::claim(&opts.out_root, &label, "--label", if_exists)?;
     let (runs, first) = match opts.problem {
         ProblemKind::Queens(q) => batch(&q, opts)?,

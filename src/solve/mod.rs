@@ -327,8 +327,7 @@ fn claim_output(opts: &SolveOptions, default_label: &str, symmetry: usize) -> Re
     // oracle: solving it again replaces the earlier result. Chosen labels
     // and test-set sweeps keep the --overwrite rule.
     let single = opts.input.is_single();
-    let if_exists =
-        if opts.overwrite || (single && opts.label.is_none()) { IfExists::Replace } else { IfExists::Refuse };
+    let if_exists = IfExists::overwrite(opts.overwrite || (single && opts.label.is_none()));
     let label = match &opts.label {
         Some(l) => l.clone(),
         None => {

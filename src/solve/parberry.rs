@@ -249,7 +249,7 @@ const MAX_KEPT_BYTES: u64 = 8 << 30;
 /// that cannot be claimed or written.
 pub fn run(opts: &ParberryOptions) -> Result<PathBuf, SolveError> {
     let goal = parse_goal(opts.goal.as_deref())?;
-    let if_exists = if opts.overwrite { IfExists::Replace } else { IfExists::Refuse };
+    let if_exists = IfExists::overwrite(opts.overwrite);
     let early = match &opts.label {
         Some(label) => Some(Output::claim(&opts.out_root, label, "--label", if_exists)?),
         None => None,

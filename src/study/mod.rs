@@ -720,8 +720,8 @@ impl std::fmt::Display for Stale {
             ),
             Self::Budget { was, now } => write!(
                 f,
-                "its table is of a run trained on {was} samples, the study now gives {now}; train the run on \
-                 (an included run) and remove its table, or restore the study file"
+                "its table was made after {was} training samples, the study now gives {now}; remove the table \
+                 to evaluate the run again, or restore the study file"
             ),
             Self::Evaluation { was, now } => {
                 write!(f, "evaluated with `{was}`, the study's [eval] is now `{now}`; --reevaluate evaluates it again")
