@@ -184,7 +184,8 @@ pub struct Prepared {
 /// A new run that has no checkpoint yet, and the old run an overwrite moved
 /// aside to a hidden sibling for it. Dropped without [`Pending::settle`]
 /// (the new run failed before its first checkpoint), it removes the new
-/// run, which could not be resumed, and puts the old one back.
+/// run, which could not be resumed, and puts the old one back; so does
+/// [`abandon_pending`], for a process about to exit on Ctrl-C.
 #[derive(Debug)]
 pub struct Pending {
     dir: PathBuf,
@@ -192,13 +193,32 @@ pub struct Pending {
     settled: bool,
 }
 
+/// The pending runs of this process, for [`abandon_pending`].
+static PENDING: std::sync::Mutex<Vec<(PathBuf, Option<PathBuf>)>> = std::sync::Mutex::new(Vec::new());
+
+fn pending_list() -> std::sync::MutexGuard<'static, Vec<(PathBuf, Option<PathBuf>)>> {
+    PENDING.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 impl Pending {
+    fn new(dir: &Path, aside: Option<PathBuf>) -> Self {
+        pending_list().push((dir.to_path_buf(), aside.clone()));
+        Pending { dir: dir.to_path_buf(), aside, settled: false }
+    }
+
+    /// Whether an overwrite moved an old run aside for this one.
+    #[must_use]
+    pub fn replaces(&self) -> bool {
+        self.aside.is_some()
+    }
+
     /// The new run has a checkpoint: deletes the old run, if any.
     ///
     /// # Errors
     /// The old run could not be removed.
     pub fn settle(mut self) -> Result<(), FileError> {
         self.settled = true;
+        forget(&self.dir);
         match &self.aside {
             Some(aside) => std::fs::remove_dir_all(aside).map_err(FileError::at("removing the overwritten run", aside)),
             None => Ok(()),
@@ -208,16 +228,49 @@ impl Pending {
 
 impl Drop for Pending {
     fn drop(&mut self) {
-        if self.settled || has_checkpoint(&self.dir) {
+        if self.settled {
             return;
         }
-        let _ = std::fs::remove_dir_all(&self.dir);
-        if let Some(aside) = &self.aside
-            && std::fs::rename(aside, &self.dir).is_ok()
-        {
-            eprintln!("the new run stopped before its first checkpoint: the old {} is restored", self.dir.display());
-        }
+        forget(&self.dir);
+        restore(&self.dir, self.aside.as_deref());
     }
+}
+
+fn forget(dir: &Path) {
+    pending_list().retain(|(d, _)| d != dir);
+}
+
+/// Removes the new run `dir`, unless it has a checkpoint, and puts the old
+/// run `aside` back in its place.
+fn restore(dir: &Path, aside: Option<&Path>) {
+    if has_checkpoint(dir) {
+        return;
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    if let Some(aside) = aside
+        && std::fs::rename(aside, dir).is_ok()
+    {
+        eprintln!("the new run stopped before its first checkpoint: the old {} is restored", dir.display());
+    }
+}
+
+/// What a process stopped by Ctrl-C does before it exits: every new run of
+/// this process without a checkpoint is removed, and the old run an
+/// overwrite moved aside for it put back (what [`Pending`]'s drop would
+/// have done). A run stopped by a kill is recovered by the next
+/// [`prepare`] instead.
+pub fn abandon_pending() {
+    let runs = std::mem::take(&mut *pending_list());
+    for (dir, aside) in runs {
+        restore(&dir, aside.as_deref());
+    }
+}
+
+/// Whether `dir` is a folder with nothing in it (what a new run killed
+/// while it set up leaves).
+fn is_empty_dir(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir())
+        && std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none())
 }
 
 /// Puts back (or removes) what an overwrite killed before its new run's
@@ -259,14 +312,17 @@ fn recover_overwrite(dir: &Path) -> Result<(), FileError> {
 pub fn prepare(dir: &Path, existing: Existing) -> Result<Prepared, RunDirError> {
     recover_overwrite(dir)?;
     let exists = std::fs::symlink_metadata(dir).is_ok();
-    let fresh =
-        |aside| Prepared { resumed: false, pending: Some(Pending { dir: dir.to_path_buf(), aside, settled: false }) };
+    let fresh = |aside| Prepared { resumed: false, pending: Some(Pending::new(dir, aside)) };
     match (exists, existing) {
         (false, Existing::Resume) => Err(RunDirError::Missing { dir: dir.to_path_buf() }),
         (false, _) => {
             std::fs::create_dir_all(dir).map_err(FileError::at("creating run directory", dir))?;
             Ok(fresh(None))
         }
+        // An empty folder (a new run killed while it set up) holds nothing
+        // to lose: a new run takes it.
+        (true, Existing::Resume) if is_empty_dir(dir) => Err(RunDirError::NothingToResume { dir: dir.to_path_buf() }),
+        (true, _) if is_empty_dir(dir) => Ok(fresh(None)),
         (true, Existing::Refuse) => Err(RunDirError::Exists { dir: dir.to_path_buf() }),
         (true, _) if !is_run(dir) => Err(RunDirError::NotARun { dir: dir.to_path_buf() }),
         (true, Existing::Resume) if !has_checkpoint(dir) => {
@@ -410,6 +466,17 @@ mod tests {
         let dir = root.join("run");
         let _ = std::fs::remove_dir_all(&root);
         assert!(prepare(&dir, Existing::Resume).unwrap_err().to_string().contains("does not exist"));
+        // An empty folder (a new run killed while it set up) holds nothing:
+        // a new run or an overwrite takes it; there is nothing to resume.
+        for how in [Existing::Refuse, Existing::Overwrite] {
+            std::fs::create_dir_all(&dir).unwrap();
+            let err = prepare(&dir, Existing::Resume).unwrap_err().to_string();
+            assert!(err.contains("stopped before its first checkpoint"), "{err}");
+            let p = prepare(&dir, how).unwrap();
+            assert!(!p.resumed && p.pending.as_ref().is_some_and(|p| !p.replaces()));
+            drop(p);
+            assert!(!dir.exists());
+        }
         // A new run that fails before its first checkpoint leaves nothing.
         drop(prepare(&dir, Existing::Refuse).unwrap());
         assert!(!dir.exists());

@@ -60,7 +60,7 @@ struct Args {
     /// a symbolic link, a device, a directory) is refused.
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
-    /// Replace an existing --csv file (a regular file only).
+    /// Replace an existing --csv file (a regular file only); refused without --csv.
     #[arg(long)]
     overwrite: bool,
 }

@@ -300,6 +300,29 @@ pub enum GameError {
         /// The most allowed.
         max: usize,
     },
+    /// A layout whose ghosts pacman cannot play without `--ghosts`.
+    #[error(
+        "layout {}: {count} ghosts (G); pacman plays 1 to {max} (with more, choose how many with --ghosts)",
+        shown(layout)
+    )]
+    LayoutGhosts {
+        /// The file.
+        layout: String,
+        /// Ghosts in the layout.
+        count: usize,
+        /// The most allowed.
+        max: usize,
+    },
+    /// An option that only means something beside another one.
+    #[error("{flag} applies only with {needs} ({why})")]
+    FlagNeeds {
+        /// The option.
+        flag: &'static str,
+        /// The option it needs.
+        needs: &'static str,
+        /// What it does there.
+        why: &'static str,
+    },
     /// An option given for a game it does not apply to.
     #[error("{flag} applies to --game {applies_to}, not {game}")]
     FlagNotForGame {

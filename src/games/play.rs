@@ -226,6 +226,9 @@ pub fn run(opts: &PlayOptions) -> Result<String, GameError> {
     if opts.max_nodes == 0 {
         return Err(GameError::FlagValue { flag: "--max-nodes", value: "0".into(), rule: "give at least 1" });
     }
+    if opts.overwrite && opts.csv.is_none() {
+        return Err(GameError::FlagNeeds { flag: "--overwrite", needs: "--csv", why: "it replaces an existing table" });
+    }
     if let Some(path) = &opts.csv {
         #[cfg(feature = "tables")]
         table::check_path(path, opts.overwrite)?;
@@ -290,7 +293,13 @@ fn set_up_and_play(opts: &PlayOptions) -> Result<String, GameError> {
             let layout = Layout::read(path)?;
             let ghosts = opts.ghosts.unwrap_or(layout.ghosts().len());
             let eval = opts.eval.unwrap_or_default();
-            let mut p = Pacman::new(layout, ghosts, eval)?;
+            // Without --ghosts the layout's count is the request: say so.
+            let mut p = Pacman::new(layout, ghosts, eval).map_err(|e| match (e, opts.ghosts) {
+                (GameError::GhostsRange { asked, max }, None) => {
+                    GameError::LayoutGhosts { layout: path.display().to_string(), count: asked, max }
+                }
+                (e, _) => e,
+            })?;
             let Some(depth) = opts.depth else {
                 return Err(GameError::DepthRequired { game: "pacman" });
             };
@@ -363,6 +372,14 @@ fn play<G: Game>(
                      the value and move below are depth {done}'s, the deepest finished",
                     done + 1,
                     e.budget
+                );
+                let _ = writeln!(
+                    out,
+                    "stopped depth {}: {} positions made, {} visited, {:.3} ms (not in the nodes and time below)",
+                    done + 1,
+                    e.made,
+                    e.nodes,
+                    e.elapsed.as_secs_f64() * 1e3
                 );
                 total
             }

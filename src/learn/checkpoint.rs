@@ -243,6 +243,20 @@ pub fn list(dir: &Path) -> Result<Vec<(u64, PathBuf)>, FileError> {
     Ok(v)
 }
 
+/// Removes what checkpoint writes killed half-way left in `dir`
+/// (`step-*.ckpt.tmp<pid>`); the caller holds the run's lock, so no write
+/// of another process is under way. Returns how many were removed.
+pub fn remove_unfinished(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    let unfinished = |name: &str| {
+        name.starts_with("step-") && name.split_once(".ckpt.tmp").is_some_and(|(_, pid)| crate::rundir::is_pid(pid))
+    };
+    entries
+        .flatten()
+        .filter(|e| unfinished(&e.file_name().to_string_lossy()) && std::fs::remove_file(e.path()).is_ok())
+        .count()
+}
+
 /// The newest checkpoint in `dir`.
 pub fn latest(dir: &Path) -> Result<PathBuf, LearnError> {
     list(dir)?.pop().map(|(_, p)| p).ok_or_else(|| LearnError::NoCheckpoint { dir: dir.to_path_buf() })

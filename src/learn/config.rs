@@ -173,7 +173,7 @@ pub struct PuzzleSection {
 }
 
 /// A scramble length: an integer, or `{ min = a, max = b }`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum LengthSpec {
     /// Every walk has this length.
@@ -204,6 +204,48 @@ impl LengthSpec {
             LengthSpec::Fixed(n) => WalkLength::Fixed(n as usize),
             LengthSpec::Range { min, max } => WalkLength::Range { min: min as usize, max: max as usize },
         }
+    }
+}
+
+/// Read by hand, so that a value of the wrong shape is refused with the
+/// rule (`an integer ≥ 1, or { min = a, max = b }`), not serde's words for
+/// an untagged enum.
+impl<'de> Deserialize<'de> for LengthSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{Error, MapAccess, Unexpected, Visitor};
+        struct Spec;
+        fn length<E: Error>(v: i64, what: &dyn serde::de::Expected) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::invalid_value(Unexpected::Signed(v), what))
+        }
+        impl<'de> Visitor<'de> for Spec {
+            type Value = LengthSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a walk length: an integer ≥ 1, or { min = a, max = b }")
+            }
+            fn visit_i64<E: Error>(self, v: i64) -> Result<LengthSpec, E> {
+                length(v, &self).map(LengthSpec::Fixed)
+            }
+            fn visit_u64<E: Error>(self, v: u64) -> Result<LengthSpec, E> {
+                Ok(LengthSpec::Fixed(v))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<LengthSpec, A::Error> {
+                let (mut min, mut max) = (None, None);
+                while let Some(key) = map.next_key::<String>()? {
+                    let slot = match key.as_str() {
+                        "min" => &mut min,
+                        "max" => &mut max,
+                        other => return Err(A::Error::unknown_field(other, &["min", "max"])),
+                    };
+                    *slot = Some(length(map.next_value::<i64>()?, &self)?);
+                }
+                match (min, max) {
+                    (Some(min), Some(max)) => Ok(LengthSpec::Range { min, max }),
+                    (None, _) => Err(A::Error::missing_field("min")),
+                    (_, None) => Err(A::Error::missing_field("max")),
+                }
+            }
+        }
+        d.deserialize_any(Spec)
     }
 }
 
@@ -757,7 +799,10 @@ impl TrainConfig {
         if f.from.as_os_str().is_empty() {
             return Err(invalid("finetune.from", "\"\"", "must name the run directory to start from"));
         }
-        if f.from == self.run_dir() {
+        // The same folder, however spelled (`./runs/x`, a link, `..`).
+        let same =
+            |a: &Path, b: &Path| a == b || a.canonicalize().is_ok_and(|a| b.canonicalize().is_ok_and(|b| a == b));
+        if same(&f.from, &self.run_dir()) {
             return Err(invalid(
                 "finetune.from",
                 f.from.display(),
@@ -837,6 +882,31 @@ impl TrainConfig {
     #[must_use]
     pub fn held_out_seed(&self) -> u64 {
         self.train.eval_seed.unwrap_or(self.run.seed)
+    }
+
+    /// The first key (dotted, in key order) whose value differs between
+    /// this config and `other` as TOML, outside `free` (whole sections such
+    /// as `backend`, or dotted keys), with its value here and there
+    /// (`(absent)` for a key one of them lacks).
+    #[must_use]
+    pub fn first_difference(&self, other: &TrainConfig, free: &[&str]) -> Option<(String, String, String)> {
+        fn walk(at: &str, a: &toml::Value, b: &toml::Value, free: &[&str]) -> Option<(String, String, String)> {
+            let show = |v: Option<&toml::Value>| v.map_or_else(|| "(absent)".to_string(), ToString::to_string);
+            let (Some(ta), Some(tb)) = (a.as_table(), b.as_table()) else {
+                return (a != b).then(|| (at.to_string(), a.to_string(), b.to_string()));
+            };
+            let keys: std::collections::BTreeSet<&String> = ta.keys().chain(tb.keys()).collect();
+            keys.into_iter().find_map(|k| {
+                let key = if at.is_empty() { k.clone() } else { format!("{at}.{k}") };
+                match (ta.get(k), tb.get(k)) {
+                    _ if free.contains(&key.as_str()) => None,
+                    (Some(x), Some(y)) => walk(&key, x, y, free),
+                    (x, y) => Some((key, show(x), show(y))),
+                }
+            })
+        }
+        let value = |c: &TrainConfig| toml::Value::try_from(c).expect("a TrainConfig always serialises");
+        walk("", &value(self), &value(other), free)
     }
 
     /// The run directory, `<out_dir>/<name>`.

@@ -214,7 +214,7 @@ pub fn held_out<P: Puzzle>(puzzle: &P, spec: &BatchSpec, walks: usize, max_len: 
 
 /// Batches `start, start + 1, …` made by background workers.
 pub struct BatchStream {
-    receivers: Vec<Receiver<Batch>>,
+    receivers: Vec<Receiver<Result<Batch, ScrambleError>>>,
     workers: Vec<JoinHandle<()>>,
     next: u64,
     start: u64,
@@ -236,15 +236,17 @@ impl BatchStream {
         let mut receivers = Vec::with_capacity(workers);
         let mut handles = Vec::with_capacity(workers);
         for w in 0..workers {
-            let (tx, rx): (SyncSender<Batch>, Receiver<Batch>) = sync_channel(2);
+            let (tx, rx): (SyncSender<Result<Batch, ScrambleError>>, Receiver<_>) = sync_channel(2);
             let puzzle = puzzle.clone();
             let handle = std::thread::Builder::new()
                 .name(format!("batches-{w}"))
                 .spawn(move || {
                     let mut index = start + w as u64;
                     loop {
-                        let Ok(batch) = make_batch(&puzzle, &spec, index) else { return };
-                        if tx.send(batch).is_err() {
+                        let batch = make_batch(&puzzle, &spec, index);
+                        let failed = batch.is_err();
+                        // A failure is passed on, then the worker stops.
+                        if tx.send(batch).is_err() || failed {
                             return; // the consumer is gone
                         }
                         index += workers as u64;
@@ -258,12 +260,17 @@ impl BatchStream {
     }
 
     /// The next batch, in index order.
-    pub fn next_batch(&mut self) -> Batch {
+    ///
+    /// # Errors
+    /// The walks of this batch could not be made (a walk that trapped
+    /// itself), as [`make_batch`] says.
+    pub fn next_batch(&mut self) -> Result<Batch, ScrambleError> {
         let w = ((self.next - self.start) % self.receivers.len() as u64) as usize;
-        let batch = self.receivers[w].recv().expect("data worker stopped");
+        // A worker only stops after sending its error, or when the stream is dropped.
+        let batch = self.receivers[w].recv().unwrap_or_else(|_| unreachable!("a data worker stopped silently"))?;
         debug_assert_eq!(batch.index, self.next);
         self.next += 1;
-        batch
+        Ok(batch)
     }
 }
 

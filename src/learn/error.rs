@@ -61,6 +61,16 @@ pub enum LearnError {
         /// What is wrong with it.
         reason: CheckpointError,
     },
+    /// A resume whose newest checkpoint cannot be used.
+    #[error("cannot resume from checkpoint {}: it is unusable ({reason}); {hint}", path.display())]
+    DamagedCheckpoint {
+        /// The newest checkpoint.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: CheckpointError,
+        /// What to do: the older checkpoint that is intact, if any.
+        hint: String,
+    },
     /// Resuming training from a checkpoint that holds the weights only.
     #[error(
         "cannot resume from {}: it holds the weights only (an exported checkpoint); it can be solved \
@@ -114,19 +124,27 @@ pub enum LearnError {
         step: u64,
     },
     /// Resuming a run with a config whose fixed parts changed.
-    #[error(
-        "cannot resume {}: {what} of the given config differs from the run's {}; only the length and \
-         cadences in [train] may change between legs",
-        dir.display(),
-        saved.display()
-    )]
+    #[error("cannot resume {}: {what}; {rule}", dir.display())]
     ConfigChanged {
         /// The run.
         dir: PathBuf,
-        /// The first part that differs: `section [data]`, or a key.
-        what: &'static str,
-        /// The run's saved config.
-        saved: PathBuf,
+        /// The first key that differs and its two values, in words.
+        what: String,
+        /// What may change between legs.
+        rule: &'static str,
+    },
+    /// Resuming a run with a length shorter than the steps it has done.
+    #[error(
+        "cannot resume {}: it has done {done} steps, but the given config's train.steps/train.samples make          the run {total} steps long; give a length of at least {done} steps",
+        dir.display()
+    )]
+    ShorterThanDone {
+        /// The run.
+        dir: PathBuf,
+        /// Steps in its newest checkpoint.
+        done: u64,
+        /// The given config's run length.
+        total: u64,
     },
     /// An environment variable with a value the tool does not know.
     #[error("{0}")]
@@ -134,11 +152,13 @@ pub enum LearnError {
     /// A network and batch that cannot fit in this machine's memory.
     #[error(
         "{detail} needs about {need_gib:.1} GiB of memory to train, more than this machine's {have_gib:.1} GiB; \
-         shrink model.hidden, model.residual_blocks or data.states_per_step"
+         shrink {shrink}"
     )]
     Memory {
         /// The config's network and batch, in words.
         detail: String,
+        /// The keys that would shrink the largest part.
+        shrink: &'static str,
         /// The estimate.
         need_gib: f64,
         /// The machine's memory.

@@ -100,12 +100,14 @@ fn machine_memory() -> Option<f64> {
     Some(kib * 1024.0)
 }
 
-/// Refuses, before anything is allocated, a CPU run whose network and batch
-/// cannot fit in memory: weights, gradients and Adam's two moments (4 floats
-/// a parameter, twice for burn's working copies), and each layer's
-/// activations for a batch (6 floats a unit a row: forward values kept for
-/// the backward pass, and their gradients). The GPU's memory is not known
-/// here and is not checked.
+/// Refuses, before anything is allocated, a CPU run whose network, batch
+/// and held-out set cannot fit in memory: weights, gradients and Adam's two
+/// moments (4 floats a parameter, twice for burn's working copies), each
+/// layer's activations for a batch (6 floats a unit a row: forward values
+/// kept for the backward pass, and their gradients), and the held-out set
+/// (`train.eval_walks` × the longest walk rows, each encoded with its
+/// labels, and three floats an output for its predictions and snapshots).
+/// The GPU's memory is not known here and is not checked.
 fn check_memory(cfg: &TrainConfig) -> Result<()> {
     if cfg.backend.device != DeviceKind::Cpu {
         return Ok(());
@@ -120,16 +122,31 @@ fn check_memory(cfg: &TrainConfig) -> Result<()> {
         + 2.0 * cfg.model.residual_blocks as f64 * last
         + (inputs + outputs) as f64;
     let rows = cfg.data.states_per_step as f64;
-    let need = 4.0 * (8.0 * params + 6.0 * units * rows);
+    let network = 4.0 * (8.0 * params + 6.0 * units * rows);
+    let held_out_rows = cfg.train.eval_walks as f64 * cfg.data.scramble_len.max() as f64;
+    // Per row: the encoding, the label, forward move and legal mask (22 bytes), predictions.
+    let held_out = held_out_rows * (4.0 * inputs as f64 + 22.0 + 12.0 * outputs as f64);
+    let need = network + held_out;
     if need <= have {
         return Ok(());
     }
     let gib = |b: f64| b / f64::from(1u32 << 30);
-    let detail = format!(
-        "the network (model.hidden {:?}, model.residual_blocks {}: {:.2e} parameters) at data.states_per_step {}",
-        cfg.model.hidden, cfg.model.residual_blocks, params, cfg.data.states_per_step
-    );
-    Err(LearnError::Memory { detail, need_gib: gib(need), have_gib: gib(have) })
+    let (detail, shrink) = if held_out > network {
+        let detail = format!(
+            "the held-out set (train.eval_walks {} × the longest walk of data.scramble_len, {}: {:.2e} states)",
+            cfg.train.eval_walks,
+            cfg.data.scramble_len.max(),
+            held_out_rows
+        );
+        (detail, "train.eval_walks or data.scramble_len")
+    } else {
+        let detail = format!(
+            "the network (model.hidden {:?}, model.residual_blocks {}: {:.2e} parameters) at data.states_per_step {}",
+            cfg.model.hidden, cfg.model.residual_blocks, params, cfg.data.states_per_step
+        );
+        (detail, "model.hidden, model.residual_blocks or data.states_per_step")
+    };
+    Err(LearnError::Memory { detail, shrink, need_gib: gib(need), have_gib: gib(have) })
 }
 
 /// Asks the loop to stop at the next step boundary (what Ctrl-C does).
@@ -140,13 +157,17 @@ pub fn request_stop() {
 /// Ctrl-C: while a training loop runs, the first one stops it at the next
 /// step boundary (checkpoint written); a second one, or one at any other
 /// time (a study evaluating a point, a run setting up), ends the process at
-/// once, as Ctrl-C does in a program without a handler. Whatever it was
-/// writing is kept or recovered as after a kill.
+/// once, as Ctrl-C does in a program without a handler, after removing a
+/// new run that has no checkpoint yet (and putting back the run an
+/// overwrite moved aside for it). Whatever else it was writing is kept or
+/// recovered as after a kill.
 fn on_ctrlc() {
     if TRAINING.load(Ordering::SeqCst) && !INTERRUPTED.swap(true, Ordering::SeqCst) {
         eprintln!("\nstopping at the next step (Ctrl-C again to quit at once)");
         return;
     }
+    // A new run with no checkpoint yet is removed (an overwritten one put back).
+    crate::rundir::abandon_pending();
     std::process::exit(130);
 }
 
@@ -367,8 +388,31 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     };
     let mut snapshot: Vec<f32> = Vec::new();
     if resumed {
+        let removed = checkpoint::remove_unfinished(&ckpt_dir);
+        if removed > 0 {
+            eprintln!("removed {removed} unfinished checkpoint file(s) a killed write left in {}", ckpt_dir.display());
+        }
         let path = checkpoint::latest(&ckpt_dir)?;
-        let ck = checkpoint::load(&path)?;
+        let ck = match checkpoint::load(&path) {
+            Err(LearnError::Checkpoint { path, reason }) => {
+                let older = checkpoint::list(&ckpt_dir)?
+                    .into_iter()
+                    .rev()
+                    .map(|(_, p)| p)
+                    .find(|p| *p != path && checkpoint::load(p).is_ok_and(|c| !c.optimizer.is_empty()));
+                let hint = older.map_or_else(
+                    || "no older checkpoint is intact: start the run again with --overwrite".to_string(),
+                    |o| {
+                        format!(
+                            "the older {} is intact: move the damaged file out of checkpoints/ to resume from it",
+                            o.display()
+                        )
+                    },
+                );
+                return Err(LearnError::DamagedCheckpoint { path, reason, hint });
+            }
+            other => other?,
+        };
         checkpoint::check_origin(&ck.state, cfg, &path)?;
         if ck.optimizer.is_empty() {
             return Err(LearnError::WeightsOnly { path });
@@ -377,6 +421,9 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         optim = optim
             .from_bytes(Bytes::from_bytes_vec(ck.optimizer))
             .map_err(|e| LearnError::record(format!("loading the optimiser state from {}", path.display()), e))?;
+        if ck.state.step > cfg.total_steps() {
+            return Err(LearnError::ShorterThanDone { dir, done: ck.state.step, total: cfg.total_steps() });
+        }
         state = LoopState { fingerprint: Some(checkpoint::fingerprint(cfg)), ..ck.state };
         snapshot = ck.snapshot;
         eprintln!("resuming {} from step {} ({})", dir.display(), state.step, path.display());
@@ -445,7 +492,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
             break;
         }
         let lr = learning_rate(cfg, state.step);
-        let batch = stream.next_batch();
+        let batch = stream.next_batch()?;
         let n = batch.len();
         let bounds = bellman.as_mut().map(|b| b.bounds(&batch)).transpose()?;
         let (m, loss, correct) = train_step(model, &mut optim, lr, batch, bounds.as_ref(), &cfg.model, &train_device)?;
@@ -499,6 +546,23 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     bar.finish_and_clear();
     drop(stream);
 
+    let interrupted = stopped_early && INTERRUPTED.load(Ordering::SeqCst);
+    if interrupted && let Some(new_run) = pending.take_if(|p| p.replaces()) {
+        // Ctrl-C before the new run's first checkpoint: the overwrite is
+        // called off and the old run put back, never deleted for a stub.
+        drop(training);
+        drop(new_run);
+        eprintln!("interrupted at step {}, before the new run's first checkpoint: --overwrite called off", state.step);
+        let samples_per_s = (state.samples - samples_before) as f64 / leg_start.elapsed().as_secs_f64().max(1e-9);
+        return Ok(Outcome {
+            run_dir: dir,
+            step: state.step,
+            total_steps: total,
+            stopped_early,
+            interrupted,
+            samples_per_s,
+        });
+    }
     if stopped_early {
         meta.write(&dir, &state, false)?;
         sync_logs([Some(&metrics), Some(&eval_log), kl_log.as_ref()])?;
@@ -506,7 +570,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         if let Some(new_run) = pending.take() {
             new_run.settle()?;
         }
-        if INTERRUPTED.load(Ordering::SeqCst) {
+        if interrupted {
             eprintln!("interrupted at step {}: checkpoint written; continue with --resume", state.step);
         }
     }
@@ -528,7 +592,6 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     }
     report::plots(&dir, kind, moves)?;
     meta.write(&dir, &state, complete)?;
-    let interrupted = stopped_early && INTERRUPTED.load(Ordering::SeqCst);
     let outcome =
         Outcome { run_dir: dir, step: state.step, total_steps: total, stopped_early, interrupted, samples_per_s };
     report::summary(
@@ -595,29 +658,45 @@ fn open_log(dir: &Path, file: &str, header: &[&str], resume_at: Option<LogEnd>, 
     }
 }
 
-/// Refuses a resume whose config differs from the saved one outside
-/// `[train]` (and the device, unless switching); returns the saved config.
+/// Keys a resume may change: the leg's length and cadences (`[train]`, but
+/// for the held-out set, checked apart), the backend (the device only with
+/// `--switch-device`, checked apart), where the run lives (it was found
+/// there) and where a fine-tune's source lives (its weights were copied
+/// into `init/` at the start).
+const FREE_ON_RESUME: [&str; 5] = ["train", "backend", "run.name", "run.out_dir", "finetune.from"];
+
+/// Refuses a resume whose config differs from the saved one outside the
+/// run's length and cadences (and the device, unless switching); names a
+/// changed `backend.matmul` or `backend.precision`, which take effect from
+/// this leg; returns the saved config.
 fn check_same_run(cfg: &TrainConfig, config_path: &Path, switch_device: bool) -> Result<TrainConfig> {
     let saved = TrainConfig::load(config_path)?;
-    let parts: [(&str, bool); 8] = [
-        ("section [run]", saved.run == cfg.run),
-        ("section [puzzle]", saved.puzzle == cfg.puzzle),
-        ("section [data]", saved.data == cfg.data),
-        ("section [model]", saved.model == cfg.model),
-        ("section [optim]", saved.optim == cfg.optim),
-        (
-            "backend.device (resuming on another device needs --switch-device)",
-            switch_device || saved.backend.device == cfg.backend.device,
-        ),
-        // The held-out walks must stay the same states for the whole run.
-        ("the held-out walks' seed (train.eval_seed, else run.seed)", saved.held_out_seed() == cfg.held_out_seed()),
-        ("section [finetune]", saved.finetune == cfg.finetune),
-    ];
-    if let Some(&(what, _)) = parts.iter().find(|(_, same)| !same) {
-        return Err(LearnError::ConfigChanged { dir: cfg.run_dir(), what, saved: config_path.to_path_buf() });
+    let changed = |key: &str, given: String, was: String, rule: &'static str| LearnError::ConfigChanged {
+        dir: cfg.run_dir(),
+        what: format!("the given config has {key} = {given}, the run's {} has {key} = {was}", config_path.display()),
+        rule,
+    };
+    const RULE: &str = "only the run's length and cadences in [train], where it lives, and backend.matmul and \
+                        backend.precision may change between legs";
+    if let Some((key, given, was)) = cfg.first_difference(&saved, &FREE_ON_RESUME) {
+        return Err(changed(&key, given, was, RULE));
+    }
+    // The held-out walks must stay the same states for the whole run.
+    let held_out = "the held-out set stays the same states for the whole run";
+    if saved.held_out_seed() != cfg.held_out_seed() {
+        let (given, was) = (cfg.held_out_seed().to_string(), saved.held_out_seed().to_string());
+        return Err(changed("train.eval_seed (else run.seed)", given, was, held_out));
+    }
+    if saved.train.eval_walks != cfg.train.eval_walks {
+        let (given, was) = (cfg.train.eval_walks.to_string(), saved.train.eval_walks.to_string());
+        return Err(changed("train.eval_walks", given, was, held_out));
+    }
+    let (from, to) = (saved.backend.device, cfg.backend.device);
+    if !switch_device && from != to {
+        let rule = "resuming on another device needs --switch-device";
+        return Err(changed("backend.device", format!("\"{}\"", to.name()), format!("\"{}\"", from.name()), rule));
     }
     if switch_device {
-        let (from, to) = (saved.backend.device, cfg.backend.device);
         if from == to {
             eprintln!("switching devices: the run is on the {} already; nothing to switch", to.name());
         } else {
@@ -626,6 +705,15 @@ fn check_same_run(cfg: &TrainConfig, config_path: &Path, switch_device: bool) ->
                 from.name(),
                 to.name()
             );
+        }
+    }
+    let (b, s) = (&cfg.backend, &saved.backend);
+    for (key, given, was) in [
+        ("backend.matmul", b.matmul.name(), s.matmul.name()),
+        ("backend.precision", b.precision.name(), s.precision.name()),
+    ] {
+        if given != was {
+            eprintln!("{key} changes from {was} to {given} for this leg (meta.json keeps each leg's)");
         }
     }
     Ok(saved)

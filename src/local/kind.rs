@@ -1,4 +1,4 @@
-//! Names of the local-search problems, as `solve --puzzle` takes them:
+//! Names of the local-search problems, as `solve local … --problem` takes them:
 //! `queens<N>` (N-queens on an N×N board) and `function-<name>` (one of
 //! the integer functions of [`super::function`]). Parsing checks the
 //! board size, so `queens0`, `queens2` and `queens3` are refused here,
@@ -18,17 +18,6 @@ pub enum ProblemKind {
     Queens(Queens),
     /// Minimising an integer function.
     Function(IntFunction),
-}
-
-impl ProblemKind {
-    /// Whether `name` is meant for local search (starts with `queens` or
-    /// `function`, in any case), so that a front end can route it here
-    /// and report what is wrong with it rather than call it unknown.
-    #[must_use]
-    pub fn claims(name: &str) -> bool {
-        let key = name.trim().to_ascii_lowercase();
-        key.starts_with("queens") || key.starts_with("function")
-    }
 }
 
 impl FromStr for ProblemKind {

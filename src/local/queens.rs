@@ -16,8 +16,8 @@ use rand::{Rng, RngExt};
 
 /// The largest board [`Queens::new`] accepts. Memory is O(N), but one
 /// steepest-ascent step scans N·(N−1) neighbours and a climb takes on the
-/// order of N steps, so N = 1000 is already about 10⁹ neighbour reads per
-/// climb (seconds); beyond that this formulation is the wrong tool.
+/// order of N/2 steps, so N = 1000 is already about 5·10⁸ neighbour reads
+/// per climb (seconds); beyond that this formulation is the wrong tool.
 pub const MAX_QUEENS: usize = 1000;
 
 /// The largest N [`count_solutions`] counts (365,596 solutions, well

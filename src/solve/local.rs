@@ -53,7 +53,10 @@ impl LocalOptions {
         let c = &self.config;
         let mut label = format!("{}-{}", self.problem, c.method.name());
         if c.method == LocalMethod::Annealing {
-            label += &format!("-t{}-c{}-steps{}", c.schedule.temperature, c.schedule.cooling, c.max_steps);
+            // Short numbers (`1e300`, not 301 digits), so the name never
+            // grows past what `sanitize` keeps and the seed stays in it.
+            let (t, cooling) = (bounds::show_number(c.schedule.temperature), bounds::show_number(c.schedule.cooling));
+            label += &format!("-t{t}-c{cooling}-steps{}", c.max_steps);
         } else {
             if c.max_sideways > 0 {
                 label += &format!("-sideways{}", c.max_sideways);
@@ -223,7 +226,10 @@ fn print_summary(opts: &LocalOptions, s: &RunSummary) {
     let limits = match c.method {
         LocalMethod::Annealing => format!(
             "temperature {}, cooling {}, max-steps {}, max-restarts {}",
-            c.schedule.temperature, c.schedule.cooling, c.max_steps, c.max_restarts
+            bounds::show_number(c.schedule.temperature),
+            bounds::show_number(c.schedule.cooling),
+            c.max_steps,
+            c.max_restarts
         ),
         _ => format!("max-sideways {}, max-restarts {}, max-steps {}", c.max_sideways, c.max_restarts, c.max_steps),
     };

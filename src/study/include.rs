@@ -106,38 +106,8 @@ pub(super) fn retrained(point: &TrainConfig, saved: &TrainConfig) -> Option<(Str
 /// The first key (dotted) at which `run` departs from `recipe`, outside
 /// `free` and the `backend` section, with its value in each.
 fn difference(recipe: &TrainConfig, run: &TrainConfig, free: &[&str]) -> Option<(String, String, String)> {
-    let value = |c: &TrainConfig| {
-        let mut v = toml::Value::try_from(c).expect("a TrainConfig always serialises");
-        let t = v.as_table_mut().expect("a TrainConfig is a table");
-        t.remove("backend");
-        for key in free {
-            let (section, field) = key.split_once('.').expect("dotted");
-            if let Some(s) = t.get_mut(section).and_then(toml::Value::as_table_mut) {
-                s.remove(field);
-            }
-        }
-        v
-    };
-    first_difference("", &value(run), &value(recipe))
-}
-
-fn first_difference(at: &str, a: &toml::Value, b: &toml::Value) -> Option<(String, String, String)> {
-    let show = |v: Option<&toml::Value>| v.map_or_else(|| "(absent)".to_string(), ToString::to_string);
-    match (a.as_table(), b.as_table()) {
-        (Some(ta), Some(tb)) => {
-            let mut keys: Vec<&String> = ta.keys().chain(tb.keys()).collect();
-            keys.sort_unstable();
-            keys.dedup();
-            keys.into_iter().find_map(|k| {
-                let path = if at.is_empty() { k.clone() } else { format!("{at}.{k}") };
-                match (ta.get(k), tb.get(k)) {
-                    (Some(x), Some(y)) => first_difference(&path, x, y),
-                    (x, y) => Some((path, show(x), show(y))),
-                }
-            })
-        }
-        _ => (a != b).then(|| (at.to_string(), a.to_string(), b.to_string())),
-    }
+    let free: Vec<&str> = free.iter().copied().chain(["backend"]).collect();
+    run.first_difference(recipe, &free)
 }
 
 #[cfg(test)]

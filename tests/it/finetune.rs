@@ -151,7 +151,7 @@ fn a_finetune_starts_from_its_source_and_resumes_without_it() {
     // Resuming with other targets is refused.
     legs.finetune = Some(FinetuneSection { from: out.join("source-moved"), targets: FinetuneTargets::Walk });
     let e = training::run(&legs, &TrainOptions::new(Existing::Resume)).unwrap_err().to_string();
-    assert!(e.contains("section [finetune]"), "{e}");
+    assert!(e.contains("finetune.targets = \"walk\"") && e.contains("finetune.targets = \"bellman\""), "{e}");
     let _ = std::fs::remove_dir_all(&out);
 }
 

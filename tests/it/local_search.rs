@@ -378,6 +378,29 @@ mod end_to_end {
     }
 
     #[test]
+    fn default_names_keep_the_seed_whatever_the_schedule() {
+        use cube_oracle::local::{LocalConfig, LocalMethod};
+        use cube_oracle::solve::local::LocalOptions;
+        let mut config = LocalConfig::new(LocalMethod::Annealing);
+        (config.schedule.temperature, config.schedule.cooling) = (1e300, 1e-300);
+        let opts = |config: LocalConfig, seed| LocalOptions {
+            problem: "queens4".parse().unwrap(),
+            config,
+            trials: 1,
+            seed,
+            out_root: PathBuf::from("unused"),
+            label: None,
+            overwrite: false,
+        };
+        let (a, b) = (opts(config, 1).default_label(), opts(config, 2).default_label());
+        assert_eq!(a, "queens4-annealing-t1e300-c1e-300-steps10000-trials1-seed1");
+        assert_ne!(a, b, "two seeds never share a folder");
+        // Ordinary values keep their plain spelling.
+        (config.schedule.temperature, config.schedule.cooling) = (2.0, 0.999);
+        assert_eq!(opts(config, 1).default_label(), "queens4-annealing-t2-c0.999-steps10000-trials1-seed1");
+    }
+
+    #[test]
     fn cli_refuses_bad_requests_with_their_own_message() {
         let out = out_root("bad");
         let hc = |problem: &'static str| vec!["local", "hill-climbing", "--problem", problem, "--trials", "5"];

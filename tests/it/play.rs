@@ -136,8 +136,13 @@ fn bad_input_is_named_with_exit_status_1() {
     std::fs::write(&bad_layout, "%%%%\n%P?%\n%%%%\n").unwrap();
     let bad = bad_layout.display().to_string();
     let tiny = data("data/pacman/tiny.lay");
+    let no_ghost_layout = temp("no-ghost.lay");
+    std::fs::write(&no_ghost_layout, "%%%%%\n%P..%\n%%%%%\n").unwrap();
+    let no_ghost = no_ghost_layout.display().to_string();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["--game", "chess"], "--game: game `chess`: unknown game"),
+        (vec!["--game", "sticks", "--piles", "3,5", "--overwrite"], "--overwrite applies only with --csv"),
+        (vec!["--game", "pacman", "--layout", &no_ghost, "--depth", "2"], "0 ghosts (G); pacman plays 1 to 8"),
         (vec!["--game", "sticks", "--piles", "3,x"], "piles `3,x`: `x` is not a whole number"),
         (vec!["--game", "sticks"], "--game sticks needs --piles"),
         (
@@ -276,6 +281,9 @@ fn deep_pacman_is_refused_over_the_cap_and_stopped_by_the_budget_under_it() {
     assert_eq!(code, 0, "{err}");
     let stopped = number_after(&out, "partial result: depth ");
     let done = stopped - 1;
+    // The stopped depth's own work is reported beside the finished depths'.
+    let made = number_after(&out, &format!("stopped depth {stopped}: "));
+    assert!(made > 2_000_000, "the stopped depth made more than the budget: {out}");
     assert!((5..MAX_DEPTH).contains(&done), "{out}");
     assert!(out.contains(&format!("the value and move below are depth {done}'s")), "{out}");
     assert!(out.contains(&format!("  depth {done}: ")) && !out.contains(&format!("  depth {stopped}: ")), "{out}");

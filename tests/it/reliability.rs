@@ -614,6 +614,27 @@ fn configs_beyond_memory_or_with_unknown_settings_are_refused_before_anything_is
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("needs about") && out.contains("GiB") && out.contains("model.hidden"), "{out}");
     assert!(!dir.join("runs").exists(), "nothing is written for a refused config");
+    // The held-out set counts too: 10⁵ walks of 1000 moves are 10⁸ encoded
+    // states (about 136 GiB for the cube), refused before any is made.
+    let held_out =
+        text.replace("eval_walks = 20", "eval_walks = 100000").replace("scramble_len = 8", "scramble_len = 1000");
+    std::fs::write(dir.join("held-out.toml"), held_out).unwrap();
+    let (code, out) = run(TRAIN, &["--config", "held-out.toml", "--no-progress"], &dir);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("the held-out set (train.eval_walks 100000") && out.contains("shrink train.eval_walks"),
+        "{out}"
+    );
+    assert!(!dir.join("runs").exists(), "nothing is written for a refused config");
+    // A walk length of the wrong shape is refused with the rule.
+    std::fs::write(dir.join("len.toml"), text.replace("scramble_len = 8", "scramble_len = -3")).unwrap();
+    let (code, out) = run(TRAIN, &["--config", "len.toml", "--no-progress"], &dir);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("an integer ≥ 1, or { min = a, max = b }"), "{out}");
+    std::fs::write(dir.join("len.toml"), text.replace("scramble_len = 8", "scramble_len = { min = 2 }")).unwrap();
+    let (code, out) = run(TRAIN, &["--config", "len.toml", "--no-progress"], &dir);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("missing field `max`"), "{out}");
     // A broken rule names the file; a long value is shortened.
     let lr = "9".repeat(301);
     std::fs::write(dir.join("bad.toml"), text.replace("states_per_step = 256", "states_per_step = 0")).unwrap();

@@ -288,7 +288,35 @@ fn bad_configs_and_existing_runs_are_refused() {
         .unwrap();
     let (code, err) = train_cli(&["--config", longer.to_str().unwrap(), "--resume", "--no-progress"], &dir);
     assert_eq!(code, 1);
-    assert!(err.contains("checksum mismatch"), "{err}");
+    assert!(err.contains("checksum mismatch") && err.contains("no older checkpoint is intact"), "{err}");
+    // With an older intact checkpoint, the message names it, and moving the
+    // damaged one aside resumes from it; a killed write's leftover goes.
+    let two = |steps: u64| {
+        base.replace("steps = 40", &format!("steps = {steps}"))
+            .replace("checkpoint_every = 20", "checkpoint_every = 2")
+            .replace("name = \"smoke\"", "name = \"two\"")
+    };
+    std::fs::write(dir.join("two.toml"), two(4)).unwrap();
+    std::fs::write(dir.join("two-longer.toml"), two(6)).unwrap();
+    let (code, err) = train_cli(&["--config", "two.toml", "--no-progress"], &dir);
+    assert_eq!(code, 0, "{err}");
+    let ckpts = dir.join("runs/two/checkpoints");
+    let newest = ckpts.join("step-00000004.ckpt");
+    let bytes = std::fs::read(&newest).unwrap();
+    std::fs::write(&newest, &bytes[..bytes.len() / 2]).unwrap();
+    std::fs::write(ckpts.join("step-00000006.ckpt.tmp4242"), &bytes[..100]).unwrap();
+    let resume = ["--config", "two-longer.toml", "--resume", "--no-progress"];
+    let (code, err) = train_cli(&resume, &dir);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("step-00000004.ckpt: it is unusable") && err.contains("step-00000002.ckpt is intact"),
+        "{err}"
+    );
+    assert!(err.contains("removed 1 unfinished checkpoint file") && !ckpts.join("step-00000006.ckpt.tmp4242").exists());
+    std::fs::rename(&newest, dir.join("step-00000004.ckpt.damaged")).unwrap();
+    let (code, err) = train_cli(&resume, &dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("from step 2"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -405,6 +433,39 @@ fn ctrl_c_writes_a_checkpoint_and_the_run_resumes() {
     let (code, err) = train_cli(&["--config", short.to_str().unwrap(), "--resume", "--no-progress"], &dir);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains(&format!("from step {stopped}")), "{err}");
+    // Ctrl-C in an --overwrite before the new run's first checkpoint calls
+    // the overwrite off: the finished run is put back, not deleted for a
+    // one-step stub.
+    let finished = dir.join("runs/long/checkpoints").join(format!("step-{:08}.ckpt", stopped + 3));
+    let finished_bytes = std::fs::read(&finished).unwrap();
+    let replace = dir.join("replace.toml");
+    std::fs::write(
+        &replace,
+        std::fs::read_to_string(&long).unwrap().replace("checkpoint_every = 20", "checkpoint_every = 100000"),
+    )
+    .unwrap();
+    let child = crate::common::command(env!("CARGO_BIN_EXE_train"))
+        .args(["--config", replace.to_str().unwrap(), "--no-progress", "--overwrite"])
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    // The new run's log, not the old one's: the old run is aside while it trains.
+    while finished.exists() || std::fs::read_to_string(&metrics).map_or(0, |t| t.lines().count()) < 3 {
+        assert!(started.elapsed().as_secs() < 60, "the new run never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("--overwrite called off") && err.contains("the old runs/long is restored"), "{err}");
+    assert_eq!(std::fs::read(&finished).unwrap(), finished_bytes, "the finished run is back, whole");
+    let names: Vec<String> =
+        std::fs::read_dir(dir.join("runs")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+    assert!(!names.iter().any(|n| n.contains("overwritten")), "nothing left aside: {names:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -273,7 +273,7 @@ fn uniform_depths_pass_a_chi_square_test() {
 
 fn stream_batches<P: Puzzle + 'static>(p: &P, spec: BatchSpec, start: u64, workers: usize, n: usize) -> Vec<Batch> {
     let mut s = BatchStream::start(p.clone(), spec, start, workers).unwrap();
-    (0..n).map(|_| s.next_batch()).collect()
+    (0..n).map(|_| s.next_batch().unwrap()).collect()
 }
 
 #[test]
@@ -387,28 +387,52 @@ fn meta_json_records_the_walk_and_a_changed_walk_is_not_resumed() {
     assert_eq!((meta["walk"].as_str(), meta["depths"].as_str()), (Some("non-backtracking"), Some("uniform")));
     let saved = TrainConfig::load(&dir.join("config.toml")).unwrap();
     assert_eq!(saved.data, cfg.data);
-    for changed in [
-        TrainConfig {
-            data: cube_oracle::learn::config::DataSection { walk: WalkKind::Random, ..cfg.data.clone() },
-            ..cfg.clone()
-        },
-        TrainConfig {
-            data: cube_oracle::learn::config::DataSection { depths: Depths::AllPrefixes, ..cfg.data.clone() },
-            ..cfg.clone()
-        },
+    // The refusal names the key and both values.
+    for (changed, expected) in [
+        (
+            TrainConfig {
+                data: cube_oracle::learn::config::DataSection { walk: WalkKind::Random, ..cfg.data.clone() },
+                ..cfg.clone()
+            },
+            "the given config has data.walk = \"random\", the run's",
+        ),
+        (
+            TrainConfig {
+                data: cube_oracle::learn::config::DataSection { depths: Depths::AllPrefixes, ..cfg.data.clone() },
+                ..cfg.clone()
+            },
+            "has data.depths = \"uniform\"",
+        ),
     ] {
         let e = training::run(&changed, &opts(Existing::Resume)).unwrap_err().to_string();
-        assert!(e.contains("section [data]"), "{e}");
+        assert!(e.contains(expected) && e.contains("only the run's length and cadences"), "{e}");
     }
-    // Nor may the held-out walks change: another eval_seed is refused,
-    // while naming the run's own seed leaves them as they were.
+    // Nor may the held-out walks change: another eval_seed or count is
+    // refused, while naming the run's own seed leaves them as they were.
     let mut other_walks = cfg.clone();
     other_walks.train.eval_seed = Some(cfg.run.seed + 1);
     let e = training::run(&other_walks, &opts(Existing::Resume)).unwrap_err().to_string();
-    assert!(e.contains("held-out walks' seed"), "{e}");
+    assert!(e.contains("train.eval_seed (else run.seed) = 2") && e.contains("held-out set stays the same"), "{e}");
+    let mut fewer_walks = cfg.clone();
+    fewer_walks.train.eval_walks = 7;
+    let e = training::run(&fewer_walks, &opts(Existing::Resume)).unwrap_err().to_string();
+    assert!(e.contains("train.eval_walks = 7") && e.contains("train.eval_walks = 20"), "{e}");
+    // A run length shorter than the steps done is refused, naming both.
+    let mut shorter = cfg.clone();
+    shorter.train.steps = Some(1);
+    let e = training::run(&shorter, &opts(Existing::Resume)).unwrap_err().to_string();
+    assert!(e.contains("it has done 2 steps") && e.contains("1 steps long"), "{e}");
+    // Where the run lives may change (it is found there): another spelling
+    // of the same folder resumes.
+    let link = tmp("meta-link");
+    std::os::unix::fs::symlink(&out, &link).unwrap();
+    let mut respelled = cfg.clone();
+    respelled.run.out_dir = link.clone();
     let mut same_walks = cfg.clone();
     same_walks.train.eval_seed = Some(cfg.run.seed);
     training::run(&same_walks, &opts(Existing::Resume)).unwrap();
+    training::run(&respelled, &opts(Existing::Resume)).unwrap();
+    std::fs::remove_file(&link).unwrap();
     // The unchanged config resumes.
     training::run(&cfg, &opts(Existing::Resume)).unwrap();
     let _ = std::fs::remove_dir_all(&out);
