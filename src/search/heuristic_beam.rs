@@ -1,13 +1,18 @@
 //! Beam search guided by a heuristic instead of an oracle.
 //!
 //! Depth by depth, every state of the beam is expanded by every
-//! non-redundant move; children already seen at an earlier depth or in this
-//! depth's candidates are dropped (so the beam never revisits a state), and
-//! the `width` candidates with the smallest heuristic value are kept (ties
-//! broken by generation order). All states of one depth share `g`, so
-//! ordering by `h` is ordering by `f = g + h`. The search stops at the first
-//! depth that generates the goal. It is neither complete nor optimal; width
-//! 1 is hill climbing without backtracking, and an unbounded width is BFS.
+//! non-redundant move; children that were in the beam at an earlier depth,
+//! or are already among this depth's candidates, are dropped (so the beam
+//! never revisits a state), and the `width` candidates with the smallest
+//! heuristic value are kept (ties broken by generation order). All states
+//! of one depth share `g`, so ordering by `h` is ordering by `f = g + h`.
+//! The search stops at the first depth that generates the goal. It is
+//! neither complete nor optimal; width 1 is hill climbing without
+//! backtracking, and an unbounded width is BFS.
+//!
+//! Memory is the kept states (at most `width` a depth) and one depth's
+//! candidates: a candidate the width drops is forgotten, so it may be
+//! generated again later.
 
 use super::expand::children;
 use super::outcome::{Limits, SearchOutcome, Status, trace_path};
@@ -39,14 +44,17 @@ pub fn heuristic_beam<P: Puzzle, H: Heuristic<P> + ?Sized>(
     }
     let mut out = SearchOutcome::start();
     let width = width.max(1);
+    // The states kept in the beam at any depth, with their parents.
     let mut arena = vec![Node { state: start.clone(), parent: u32::MAX, action: 0, recent: Recent::default() }];
+    // The keys of the kept states and of this depth's candidates.
     let mut seen: HashSet<P::Key> = HashSet::from([puzzle.key(start)]);
     let mut beam = vec![0u32];
     // Whether the width ever dropped a candidate: then running out of
     // states (or depth) proves nothing about the goal's reachability.
     let mut dropped = false;
+    let mut candidates: Vec<(u32, Node<P::State>)> = Vec::new();
     for _ in 0..max_depth {
-        let mut candidates: Vec<(u32, u32)> = Vec::new();
+        candidates.clear();
         for &idx in &beam {
             if out.generated >= limits.max_generated || t.elapsed() >= limits.max_time {
                 out.status = Status::LimitReached;
@@ -61,28 +69,34 @@ pub fn heuristic_beam<P: Puzzle, H: Heuristic<P> + ?Sized>(
                 if !seen.insert(puzzle.key(&child)) {
                     continue;
                 }
-                let id = arena.len() as u32;
-                let goal = puzzle.is_goal(&child);
-                let hv = h.estimate(puzzle, &child);
-                arena.push(Node { state: child, parent: idx, action: m, recent: recent.push(m) });
-                if goal {
+                let node = Node { state: child, parent: idx, action: m, recent: recent.push(m) };
+                if puzzle.is_goal(&node.state) {
+                    let id = arena.len() as u32;
+                    arena.push(node);
                     out.status = Status::Solved;
                     out.path = trace_path(id, |j| (arena[j as usize].parent, arena[j as usize].action));
-                    out.peak_nodes = out.peak_nodes.max(arena.len() as u64);
+                    out.peak_nodes = out.peak_nodes.max((arena.len() + candidates.len()) as u64);
                     out.elapsed = t.elapsed();
                     return out;
                 }
-                candidates.push((hv, id));
+                candidates.push((h.estimate(puzzle, &node.state), node));
             }
         }
         if candidates.is_empty() {
             break;
         }
-        candidates.sort_unstable();
+        out.peak_nodes = out.peak_nodes.max((arena.len() + candidates.len()) as u64);
+        // Stable: ties keep their generation order.
+        candidates.sort_by_key(|(hv, _)| *hv);
         dropped |= candidates.len() > width;
-        candidates.truncate(width);
-        beam = candidates.into_iter().map(|(_, id)| id).collect();
-        out.peak_nodes = out.peak_nodes.max(arena.len() as u64);
+        for (_, node) in candidates.drain(width.min(candidates.len())..) {
+            seen.remove(&puzzle.key(&node.state));
+        }
+        beam.clear();
+        for (_, node) in candidates.drain(..) {
+            beam.push(arena.len() as u32);
+            arena.push(node);
+        }
     }
     // A beam that kept every state searched the whole space within the
     // depth bound; one that dropped some stopped at its width, a limit.

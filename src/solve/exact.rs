@@ -62,7 +62,7 @@ pub struct ByDistance {
     pub optimal_moves: f64,
     /// Mean probability mass on optimal moves.
     pub optimal_mass: f64,
-    /// Share of positions whose most probable move is optimal, %.
+    /// Share of positions whose most probable applicable move is optimal, %.
     pub top1_optimal_pct: f64,
     /// Mean `KL(U_O ‖ p)`, nats.
     pub kl_optimal_uniform: f64,
@@ -165,7 +165,9 @@ pub fn by_distance<P: Puzzle, O: Oracle>(
                 let optimal = (0..moves).filter(|&m| is_optimal(m)).fold(0u32, |bits, m| bits | 1 << m);
                 let in_optimal = || (0..moves).filter(move |&m| optimal >> m & 1 == 1);
                 let k = f64::from(optimal.count_ones());
-                let best = (0..moves).max_by(|&a, &b| lps[a].total_cmp(&lps[b])).unwrap_or(0);
+                // The move a greedy search would play: never an inapplicable one.
+                let best =
+                    (0..moves).filter(|&m| applicable(m)).max_by(|&a, &b| lps[a].total_cmp(&lps[b])).unwrap_or(0);
                 row.optimal_moves += k;
                 row.optimal_mass += in_optimal().map(|m| f64::from(lps[m]).exp()).sum::<f64>();
                 row.top1_optimal_pct += f64::from(optimal >> best & 1);

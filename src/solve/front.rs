@@ -10,7 +10,7 @@
 
 use super::classical::{self, ClassicalOptions, Row};
 use super::error::{SolveError, invalid};
-use super::heuristics::sliding_heuristic;
+use super::heuristics::{sliding_heuristic, sliding_heuristic_unbuilt};
 use super::input::{self, Case, Input, Loaded};
 use super::{OtherMetric, cube_lengths, cube_symmetries};
 use crate::cube2::Cube2Puzzle;
@@ -108,8 +108,18 @@ const CUBE_MAX_DEPTH: usize = 40;
 const MAX_CUBE_DEPTH_QTM: u32 = 7;
 /// See [`MAX_CUBE_DEPTH_QTM`].
 const MAX_CUBE_DEPTH_HTM: u32 = 6;
-/// Largest distance-table bound on boards of width 4 and more (memory).
-const MAX_LARGE_BOARD_DEPTH: u32 = 24;
+/// Largest distance-table bound on a board of width `n` ≥ 4 (memory): the
+/// states within depth d grow about 2.1× a level on the 15-puzzle, 2.3× on
+/// the 24-puzzle and 2.6× on the 63-puzzle (about 140 bytes each), so these
+/// bounds keep a table near 6 GB or less (the 15-puzzle to 24: about 5.5
+/// GB; the 24-puzzle to 21, the 63-puzzle to 18: about 5 GB).
+fn max_table_depth(n: usize) -> u32 {
+    match n {
+        ..=4 => 24,
+        5 => 21,
+        _ => 18,
+    }
+}
 
 fn no_ensemble(k: usize, name: &str) -> Result<Option<Vec<Transform>>, SolveError> {
     if k == 1 {
@@ -233,6 +243,10 @@ impl FrontEnd for Sliding {
         named: &mut Named,
     ) -> Result<(Vec<Row>, String), SolveError> {
         let spec = opts.heuristic.clone().unwrap_or_else(|| "manhattan".into());
+        // Refused before any pattern database is built (minutes for the larger ones).
+        if opts.method.uses_heuristic() {
+            classical::check_heuristic(opts.method, sliding_heuristic_unbuilt(self, &spec)?.as_ref())?;
+        }
         let h = if opts.method.uses_heuristic() { sliding_heuristic(self, &spec, cache)? } else { Box::new(Zero) };
         classical::check_heuristic(opts.method, h.as_ref())?;
         named(&h.name())?;
@@ -246,11 +260,14 @@ impl FrontEnd for Sliding {
             (..=3, d) => Ok(d.unwrap_or(u32::from(u8::MAX))),
             (_, None) => Err(invalid!(
                 format!("a distance table of puzzle{} without a depth bound", n * n - 1),
-                "the whole space does not fit in memory; give a depth bound (at most {MAX_LARGE_BOARD_DEPTH})"
+                "the whole space does not fit in memory; give a depth bound (--max-depth, at most {})",
+                max_table_depth(n)
             )),
-            (_, Some(d)) if d > MAX_LARGE_BOARD_DEPTH => Err(invalid!(
+            (_, Some(d)) if d > max_table_depth(n) => Err(invalid!(
                 format!("--max-depth {d}"),
-                "at most {MAX_LARGE_BOARD_DEPTH} for boards of width 4 and more (memory)"
+                "at most {} for puzzle{} (the states within that depth take about 5 GB)",
+                max_table_depth(n),
+                n * n - 1
             )),
             (_, Some(d)) => Ok(d),
         }

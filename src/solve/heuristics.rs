@@ -11,9 +11,10 @@
 //! as they are.
 
 use super::error::{SolveError, invalid};
+use crate::heuristics::HeuristicError;
 use crate::heuristics::MaxOf;
 use crate::heuristics::sliding::{Gaschnig, LinearConflict, LinearConflictCorner, Manhattan, Misplaced, XY};
-use crate::heuristics::sliding_pdb::{AdditivePdb, partitions_for};
+use crate::heuristics::sliding_pdb::{AdditivePdb, Partition, names};
 use crate::heuristics::{Heuristic, Zero};
 use crate::puzzle::Puzzle;
 use crate::sliding::Sliding;
@@ -79,14 +80,49 @@ fn split_top_level(text: &str) -> Vec<&str> {
 /// `max(…)` or weight, a partition that does not fit the board, or a
 /// reflected lookup for a goal that is not symmetric.
 pub fn sliding_heuristic(p: &Sliding, spec: &str, cache: Option<&Path>) -> Result<BoxedHeuristic<Sliding>, SolveError> {
-    parse_nested(p, spec, spec, cache, 0)
+    parse_nested(p, spec, spec, Tables::Build(cache), 0)
+}
+
+/// The heuristic `spec` names, parsed and checked with its pattern
+/// databases left unbuilt (each estimates 0): what a request can be
+/// refused for (a name, a partition, admissibility) is known before
+/// minutes of table building. Its name and admissibility are the built
+/// heuristic's.
+///
+/// # Errors
+/// As [`sliding_heuristic`], but for the building of the tables.
+pub fn sliding_heuristic_unbuilt(p: &Sliding, spec: &str) -> Result<BoxedHeuristic<Sliding>, SolveError> {
+    parse_nested(p, spec, spec, Tables::Unbuilt, 0)
+}
+
+/// Whether the pattern databases a heuristic names are built (from `cache`
+/// when given) or left out.
+#[derive(Clone, Copy)]
+enum Tables<'a> {
+    Build(Option<&'a Path>),
+    Unbuilt,
+}
+
+/// A pattern database named but not built ([`sliding_heuristic_unbuilt`]).
+struct Unbuilt(String);
+
+impl Heuristic<Sliding> for Unbuilt {
+    fn estimate(&self, _: &Sliding, _: &<Sliding as Puzzle>::State) -> u32 {
+        0
+    }
+    fn name(&self) -> String {
+        self.0.clone()
+    }
+    fn admissible(&self) -> bool {
+        true
+    }
 }
 
 fn parse_nested(
     p: &Sliding,
     whole: &str,
     spec: &str,
-    cache: Option<&Path>,
+    cache: Tables<'_>,
     depth: usize,
 ) -> Result<BoxedHeuristic<Sliding>, SolveError> {
     if depth > MAX_NESTING {
@@ -134,16 +170,23 @@ fn parse_nested(
             Some(base) => (base, true),
             None => (partition, false),
         };
-        if !partitions_for(p).contains(&partition) {
-            return Err(invalid!(
-                value(),
-                "no partition `{}` for {}; known: {}",
-                super::bounds::shorten(partition),
-                p.name(),
-                partitions_for(p).iter().map(|s| format!("pdb-{s}")).collect::<Vec<_>>().join(", ")
-            ));
+        if let Err(e) = Partition::named(p.n(), partition, p.goal().blank()) {
+            let why = match e {
+                HeuristicError::BlankNotInCorner { blank, .. } => format!(
+                    "its tables are laid out for a goal with the blank in a corner; the goal here has it on cell {blank}"
+                ),
+                _ => {
+                    let known: Vec<String> = names(p.n()).iter().map(|s| format!("pdb-{s}")).collect();
+                    let known = if known.is_empty() { "none".to_string() } else { known.join(", ") };
+                    format!("no partition `{}` for {}; known: {known}", super::bounds::shorten(partition), p.name())
+                }
+            };
+            return Err(invalid!(value(), "{why}"));
         }
-        return Ok(Box::new(AdditivePdb::new(p, partition, reflect, cache)?));
+        return Ok(match cache {
+            Tables::Build(cache) => Box::new(AdditivePdb::new(p, partition, reflect, cache)?),
+            Tables::Unbuilt => Box::new(Unbuilt(format!("pdb-{partition}{}", if reflect { "+r" } else { "" }))),
+        });
     }
     Ok(match name.as_str() {
         "zero" => Box::new(Zero),
@@ -195,5 +238,22 @@ mod tests {
         }
         let e = sliding_heuristic(&p, "pdb-7-8", None).err().unwrap().to_string();
         assert!(e.contains("no partition `7-8` for puzzle8"), "{e}");
+    }
+
+    #[test]
+    fn requests_are_checked_before_any_table_is_built() {
+        // The 15-puzzle's 7-8 tables take minutes to build; unbuilt, the
+        // weighted heuristic is known inadmissible at once, under its own name.
+        let p15 = Sliding::new(4, Goal::BlankLast).unwrap();
+        let h = sliding_heuristic_unbuilt(&p15, "max(2*pdb-7-8, manhattan)").unwrap();
+        assert_eq!(h.name(), "max(2*pdb-7-8,manhattan)");
+        assert!(!h.admissible());
+        assert!(sliding_heuristic_unbuilt(&p15, "max(pdb-7-8+r, manhattan)").unwrap().admissible());
+        // A named partition with a goal whose blank is not in a corner says so.
+        let snail = Sliding::new(4, Goal::Snail).unwrap();
+        let e = sliding_heuristic_unbuilt(&snail, "pdb-7-8").err().unwrap().to_string();
+        assert!(e.contains("--heuristic pdb-7-8") && e.contains("blank in a corner") && e.contains("on cell"), "{e}");
+        let e = sliding_heuristic_unbuilt(&p15, "pdb-9-6").err().unwrap().to_string();
+        assert!(e.contains("no partition `9-6` for puzzle15; known: pdb-5-5-5, pdb-6-6-3, pdb-7-8"), "{e}");
     }
 }

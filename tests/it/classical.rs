@@ -189,3 +189,32 @@ fn a_heuristic_beam_that_dropped_states_never_claims_the_space_exhausted() {
     }
     assert!(unsolved > 0, "width 1 must miss some boards");
 }
+
+#[test]
+fn a_heuristic_beam_holds_its_kept_states_and_one_depth_of_candidates() {
+    // Width 64 on the cube (QTM) for 8 depths: at most 64 kept states a
+    // depth and 64 × 11 candidates (no move undoes the last) at a time,
+    // far fewer than the children made (which it used to hold, all).
+    use cube_oracle::cube3::{Cube3Puzzle, Metric};
+    let p = Cube3Puzzle::new(Metric::Qtm);
+    let mut start = p.goal();
+    for m in [0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9, 11, 0, 4, 8, 2] {
+        p.apply(&mut start, m);
+    }
+    let (width, depth) = (64u64, 8u32);
+    let out = heuristic_beam(&p, &Zero, &start, width as usize, Limits::default(), depth);
+    assert_eq!(out.status, Status::LimitReached);
+    let bound = 1 + width * u64::from(depth) + 11 * width;
+    assert!(out.peak_nodes <= bound && out.generated > 3 * bound, "{} held, {} made", out.peak_nodes, out.generated);
+    // With a width no depth fills, it is breadth-first search: the goal
+    // is found at its true distance.
+    let (dist, _) = bfs(&Sliding::new(3, Goal::BlankLast).unwrap());
+    let p8 = Sliding::new(3, Goal::BlankLast).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(6);
+    for _ in 0..20 {
+        let b = p8.random_solvable(&mut rng);
+        let out = heuristic_beam(&p8, &Zero, &b, 1 << 20, Limits::default(), 40);
+        assert_eq!(out.status, Status::Solved);
+        assert_eq!(out.path.len(), usize::from(dist[&p8.key(&b)]));
+    }
+}

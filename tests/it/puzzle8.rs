@@ -157,3 +157,47 @@ fn exact_report_matches_the_truth(run: &Path, out: &Path) {
         assert!(o.status.code() == Some(2) && err.contains(says), "{args:?}: {err}");
     }
 }
+
+/// A policy that ranks the outputs in a fixed order whatever the board:
+/// output 0 first, then 1, 2, 3.
+struct FixedOrder;
+
+impl cube_oracle::search::Oracle for FixedOrder {
+    fn num_moves(&self) -> usize {
+        4
+    }
+    fn predict(&mut self, _: &[f32], rows: usize, out: &mut [f32]) -> Result<(), cube_oracle::search::OracleError> {
+        for row in out[..rows * 4].chunks_exact_mut(4) {
+            row.copy_from_slice(&[-0.1, -2.5, -3.0, -3.5]);
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn the_exact_report_ranks_only_the_moves_a_board_allows() {
+    use cube_oracle::puzzle::{MoveId, Puzzle};
+    // Output m undoes move m: it is a real option where m's inverse applies.
+    // The top-1 move is the first such output, counted against BFS truth.
+    let p = Sliding::new(3, Goal::BlankLast).unwrap();
+    let (table, layers) = DistanceTable::build_with_layers(&p, u8::MAX);
+    let rows = cube_oracle::solve::exact::by_distance(&p, &mut FixedOrder, &table, &layers).unwrap();
+    let mut skipped_an_inapplicable_first = false;
+    for (row, layer) in rows.iter().zip(layers.iter().skip(1)) {
+        let d = row.distance;
+        let top1 = layer
+            .iter()
+            .filter(|s| {
+                let applicable = |m: MoveId| p.is_applicable(s, p.inverse(m));
+                skipped_an_inapplicable_first |= !applicable(0);
+                let best = (0..4).find(|&m| applicable(m)).unwrap();
+                let mut c = **s;
+                p.apply(&mut c, p.inverse(best));
+                table.distance(&p, &c).map(usize::from) == Some(d - 1)
+            })
+            .count();
+        let expected = 100.0 * top1 as f64 / layer.len() as f64;
+        assert!((row.top1_optimal_pct - expected).abs() < 1e-9, "distance {d}: {} vs {expected}", row.top1_optimal_pct);
+    }
+    assert!(skipped_an_inapplicable_first, "some boards do not allow output 0");
+}

@@ -984,6 +984,16 @@ fn solve_refuses_flags_that_its_mode_would_ignore() {
         ([&astar8[..], &["--board", board, "--metric", "htm"]].concat(), vec!["--metric", "puzzle8"]),
         ([&astar8[..], &["--random", "2", "--metric", "qtm"]].concat(), vec!["--metric", "puzzle8"]),
         (vec!["distances", "--puzzle", "puzzle8", "--metric", "htm", "--out", &out_s], vec!["--metric"]),
+        // A distance table's bound shrinks as the board's branching grows (memory).
+        (vec!["distances", "--puzzle", "puzzle24", "--out", &out_s], vec!["--max-depth, at most 21"]),
+        (
+            vec!["distances", "--puzzle", "puzzle24", "--max-depth", "22", "--out", &out_s],
+            vec!["at most 21 for puzzle24"],
+        ),
+        (
+            vec!["distances", "--puzzle", "puzzle63", "--max-depth", "19", "--out", &out_s],
+            vec!["at most 18 for puzzle63"],
+        ),
         // Korf's solver searches to God's number on every core.
         (
             vec!["classical", "idastar", "--scramble", "R U", "--max-depth", "5", "--out", &out_s],
