@@ -279,7 +279,7 @@ struct ClassicalArgs {
     #[arg(long)]
     max_generated: Option<u64>,
     /// Stop an instance after this many seconds (at most 10000000).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     max_time_s: Option<f64>,
     /// Depth limit, 1 to 10000 (default: none for astar, greedy and ucs; 200 otherwise).
     #[arg(long)]

@@ -913,6 +913,13 @@ fn solve_refuses_counts_times_and_jobs_out_of_range_with_one_line() {
         &out,
         &["--max-time-s 1e300:"],
     );
+    // A negative value as its own word reaches the rule too (not the parser).
+    assert_refused(
+        &["classical", "ids", "--scramble", "R", "--out", &out_s, "--max-time-s", "-1"],
+        &dir,
+        &out,
+        &["--max-time-s -1", "10000000"],
+    );
     // Parberry's solutions are kept until the end: a run whose solutions
     // would not fit in 8 GiB is refused before any board is drawn.
     assert_refused(
