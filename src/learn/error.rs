@@ -135,7 +135,8 @@ pub enum LearnError {
     },
     /// Resuming a run with a length shorter than the steps it has done.
     #[error(
-        "cannot resume {}: it has done {done} steps, but the given config's train.steps/train.samples make          the run {total} steps long; give a length of at least {done} steps",
+        "cannot resume {}: it has done {done} steps, but the given config's train.steps/train.samples make \
+         the run {total} steps long; give a length of at least {done} steps",
         dir.display()
     )]
     ShorterThanDone {

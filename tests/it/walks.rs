@@ -421,7 +421,7 @@ fn meta_json_records_the_walk_and_a_changed_walk_is_not_resumed() {
     let mut shorter = cfg.clone();
     shorter.train.steps = Some(1);
     let e = training::run(&shorter, &opts(Existing::Resume)).unwrap_err().to_string();
-    assert!(e.contains("it has done 2 steps") && e.contains("1 steps long"), "{e}");
+    assert!(e.contains("it has done 2 steps") && e.contains("make the run 1 steps long"), "{e}");
     // Where the run lives may change (it is found there): another spelling
     // of the same folder resumes.
     let link = tmp("meta-link");
