@@ -147,7 +147,7 @@ def main():
         table.append(
             {
                 "width": w,
-                "log2_width": round(math.log2(w), 3),
+                "beam_log2": round(math.log2(w), 3),
                 "instances": len(rs),
                 "complete": len(rs) == len(want),
                 "solved_pct": 100.0 * len(solved) / max(len(rs), 1),
@@ -165,7 +165,7 @@ def main():
     for t in table:
         part = "" if t["complete"] else " (partial)"
         print(
-            f"| 2^{int(t['log2_width'])} | {t['instances']}{part} | {t['solved_pct']:.0f}% | "
+            f"| 2^{int(t['beam_log2'])} | {t['instances']}{part} | {t['solved_pct']:.0f}% | "
             f"{t['mean_length']:.2f} ± {t['ci95']:.2f} | {t['optimal_pct']:.0f}% | "
             f"{t['mean_beam_entropy']:.3f} | {t['entropy_length_pearson']:.2f} |"
         )
@@ -224,15 +224,15 @@ def draw(stem, oracle, n, table, result, fit_ws, optimal_mean, also):
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.8), gridspec_kw={"width_ratios": [3, 2]})
     done = [t for t in table if t["complete"]]
     part = [t for t in table if not t["complete"]]
-    ax.errorbar([t["log2_width"] for t in done], [t["mean_length"] for t in done],
+    ax.errorbar([t["beam_log2"] for t in done], [t["mean_length"] for t in done],
                 yerr=[t["ci95"] for t in done], fmt="o-", color=colours["oracle"], capsize=3,
                 label=f"{oracle} ({n} DeepCubeA cubes)")
     if part:
-        ax.plot([t["log2_width"] for t in part], [t["mean_length"] for t in part], "o", mfc="white",
+        ax.plot([t["beam_log2"] for t in part], [t["mean_length"] for t in part], "o", mfc="white",
                 color=colours["oracle"], label=f"{oracle}, partial widths (some cubes only)")
     if result:
         l_inf, a, b = result[:3]
-        lo, hi = math.log2(fit_ws[0]), max(t["log2_width"] for t in table)
+        lo, hi = math.log2(fit_ws[0]), max(t["beam_log2"] for t in table)
         ks = [lo + (hi - lo) * i / 60 for i in range(61)]
         ax.plot(ks, [l_inf + a * 2 ** (-b * k) for k in ks], "--", color=colours["fit"],
                 label=f"fit 2^{int(lo)}..: {l_inf:.2f} + {a:.1f}·W^-{b:.3f} (L∞ [{result[4]:.2f}, {result[5]:.2f}])")
@@ -241,11 +241,11 @@ def draw(stem, oracle, n, table, result, fit_ws, optimal_mean, also):
             label="EfficientCube, published (all 1000 cubes)")
     for (name, path), colour in zip(also, others):
         other = [r for r in csv.DictReader(open(path)) if r["complete"] == "True"]
-        ax.plot([float(r["log2_width"]) for r in other], [float(r["mean_length"]) for r in other], "^-",
+        ax.plot([float(r.get("beam_log2", r.get("log2_width"))) for r in other], [float(r["mean_length"]) for r in other], "^-",
                 color=colour, label=name)
     if optimal_mean is not None:
         ax.axhline(optimal_mean, color=colours["optimal"], ls=":", label=f"optimal mean of these cubes ({optimal_mean:.2f})")
-    span = sorted({int(t["log2_width"]) for t in table} | set(ks))
+    span = sorted({int(t["beam_log2"]) for t in table} | set(ks))
     for axis in (ax, ax2):
         axis.set_xticks(span)
         axis.set_xticklabels([f"$2^{{{k}}}$" for k in span])
@@ -254,10 +254,10 @@ def draw(stem, oracle, n, table, result, fit_ws, optimal_mean, also):
     ax.set_ylabel("mean solution length (QTM)")
     ax.set_title("Solution length against beam width")
     ax.legend(fontsize=8)
-    ax2.plot([t["log2_width"] for t in table], [t["mean_beam_entropy"] for t in table], "o-", color=colours["oracle"],
+    ax2.plot([t["beam_log2"] for t in table], [t["mean_beam_entropy"] for t in table], "o-", color=colours["oracle"],
              label=oracle)
     for t in table:
-        ax2.annotate(f"r={t['entropy_length_pearson']:.2f}", (t["log2_width"], t["mean_beam_entropy"]),
+        ax2.annotate(f"r={t['entropy_length_pearson']:.2f}", (t["beam_log2"], t["mean_beam_entropy"]),
                      textcoords="offset points", xytext=(4, -12), fontsize=7)
     ax2.set_ylabel("mean beam entropy (nats)")
     ax2.set_title("Beam entropy; r = its correlation with length")

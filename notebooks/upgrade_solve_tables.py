@@ -99,16 +99,16 @@ def upgrade(folder: Path, run: str):
             "generated_per_s": float(r["generated"].sum()) / max(total, 1e-9),
             "expanded_per_s": float(r["expanded"].sum()) / max(total, 1e-9),
             "mean_ebf": nan_mean(ebfs),
-            "log2_width": math.log2(w),
+            "beam_log2": math.log2(w),
             "mean_beam_nodes": float(r["beam_nodes"].sum()) / max(r.height, 1),
             "entropy_length_pearson": pear,
             "wall_s_per_instance": wall,
         })
     summary = pl.DataFrame(rows)
     scaling = summary.with_columns(
-        pl.col("log2_width").map_elements(lambda k: EFFICIENTCUBE.get(int(k), (None, None))[0], return_dtype=pl.Float64)
+        pl.col("beam_log2").map_elements(lambda k: EFFICIENTCUBE.get(int(k), (None, None))[0], return_dtype=pl.Float64)
         .alias("efficientcube_mean_length"),
-        pl.col("log2_width").map_elements(lambda k: EFFICIENTCUBE.get(int(k), (None, None))[1], return_dtype=pl.Float64)
+        pl.col("beam_log2").map_elements(lambda k: EFFICIENTCUBE.get(int(k), (None, None))[1], return_dtype=pl.Float64)
         .alias("efficientcube_optimal_pct"),
     )
     for name, table in [("instances", new), ("summary", summary), ("scaling", scaling)]:

@@ -653,6 +653,11 @@ fn exact(args: ExactArgs) -> anyhow::Result<PathBuf> {
 /// Runs an oracle search, saying where bf16 products run, and records the
 /// products' arithmetic as the last column of `summary.csv` (`matmul`).
 fn run_oracle(opts: &SolveOptions) -> anyhow::Result<PathBuf> {
+    if matches!(opts.device, Some(DeviceKind::Gpu)) && !cfg!(feature = "gpu") {
+        anyhow::bail!(
+            "--device gpu: the GPU needs a binary built with `--features gpu`; this build has the CPU backend only"
+        );
+    }
     match (opts.matmul, opts.device) {
         (Matmul::Bf16, None | Some(DeviceKind::Cpu)) => {
             let route = cube_oracle::learn::inference::Bf16Route::resolve().map_err(anyhow::Error::msg)?;

@@ -1,4 +1,4 @@
-//! `study --config configs/study/<name>.toml [--shard k/n | --point NAME] [--device D] [--reevaluate] [--fit]`: train
+//! `study --config configs/study/<name>.toml [--shard k/n | --point NAME] [--device D] [--reevaluate] [--fresh-logs] [--fit]`: train
 //! and evaluate the points of a scaling study (`cube_oracle::study`), each
 //! an ordinary resumable run under `runs/<study>/`; `--fit` gathers the
 //! finished points into `points.csv` and fits the laws into `fit.csv`.
@@ -43,6 +43,11 @@ struct Args {
     /// left out of the fits).
     #[arg(long, conflicts_with_all = ["fit", "list"])]
     reevaluate: bool,
+    /// Resume a point whose `meta.json` or training logs cannot be read
+    /// with those files started afresh (the old ones are kept beside them)
+    /// instead of refusing it.
+    #[arg(long, conflicts_with_all = ["fit", "list"])]
+    fresh_logs: bool,
     /// Only gather the finished points and fit the laws; train nothing.
     #[arg(long, conflicts_with_all = ["shard", "point", "list"])]
     fit: bool,
@@ -111,7 +116,12 @@ fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 p.parameters,
                 p.samples
             );
-            let opts = PointOptions { progress, switch_device: args.switch_device, reevaluate: args.reevaluate };
+            let opts = PointOptions {
+                progress,
+                switch_device: args.switch_device,
+                reevaluate: args.reevaluate,
+                fresh_logs: args.fresh_logs,
+            };
             match study::run_point(&study, p, opts)? {
                 PointState::Skipped => eprintln!("  finished before; skipped"),
                 PointState::Done => eprintln!("  done: {}", p.table.display()),

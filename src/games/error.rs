@@ -95,7 +95,7 @@ pub enum GameError {
         name: String,
     },
     /// A pile that is not a whole number.
-    #[error("piles `{}`: `{}` is not a whole number of sticks", shown(text), shown(item))]
+    #[error("--piles `{}`: `{}` is not a whole number of sticks", shown(text), shown(item))]
     PileNotNumber {
         /// The whole list.
         text: String,
@@ -103,7 +103,7 @@ pub enum GameError {
         item: String,
     },
     /// Too few or too many piles.
-    #[error("piles `{}`: {count} piles; give 1 to {max} pile sizes separated by commas", shown(text))]
+    #[error("--piles `{}`: {count} piles; give 1 to {max} pile sizes separated by commas", shown(text))]
     PileCount {
         /// The whole list.
         text: String,
@@ -113,7 +113,7 @@ pub enum GameError {
         max: usize,
     },
     /// A pile larger than the model holds.
-    #[error("piles `{}`: a pile of {} sticks; a pile holds at most {max}", shown(text), shown(value))]
+    #[error("--piles `{}`: a pile of {} sticks; a pile holds at most {max}", shown(text), shown(value))]
     PileTooLarge {
         /// The whole list.
         text: String,
@@ -123,7 +123,7 @@ pub enum GameError {
         max: u32,
     },
     /// A tic-tac-toe board without three rows.
-    #[error("board `{}`: {rows} rows; give 3 rows of 3 cells separated by `/`, e.g. `x.o/.x./..o`", shown(text))]
+    #[error("--board `{}`: {rows} rows; give 3 rows of 3 cells separated by `/`, e.g. `x.o/.x./..o`", shown(text))]
     BoardRows {
         /// The board text.
         text: String,
@@ -131,7 +131,7 @@ pub enum GameError {
         rows: usize,
     },
     /// A tic-tac-toe row without three cells.
-    #[error("board `{}`: row {row} has {cells} cells; every row has 3", shown(text))]
+    #[error("--board `{}`: row {row} has {cells} cells; every row has 3", shown(text))]
     BoardRowLength {
         /// The board text.
         text: String,
@@ -141,7 +141,7 @@ pub enum GameError {
         cells: usize,
     },
     /// A tic-tac-toe cell that is not `x`, `o` or `.`.
-    #[error("board `{}`: row {row} column {column}: `{}` is not x, o or .", shown(text), shown_char(ch))]
+    #[error("--board `{}`: row {row} column {column}: `{}` is not x, o or .", shown(text), shown_char(ch))]
     BoardCell {
         /// The board text.
         text: String,
@@ -153,7 +153,7 @@ pub enum GameError {
         ch: char,
     },
     /// Mark counts that no game reaches (X moves first).
-    #[error("board `{}`: {x} x and {o} o; X moves first, so there are as many x as o or one more", shown(text))]
+    #[error("--board `{}`: {x} x and {o} o; X moves first, so there are as many x as o or one more", shown(text))]
     BoardCounts {
         /// The board text.
         text: String,
@@ -163,14 +163,14 @@ pub enum GameError {
         o: usize,
     },
     /// Both players have three in a row.
-    #[error("board `{}`: both x and o have three in a row; the game ends at the first", shown(text))]
+    #[error("--board `{}`: both x and o have three in a row; the game ends at the first", shown(text))]
     BoardTwoWinners {
         /// The board text.
         text: String,
     },
     /// A line of three by the player who did not move last.
     #[error(
-        "board `{}`: {winner} has three in a row, but with {x} x and {o} o the last move was not {winner}'s",
+        "--board `{}`: {winner} has three in a row, but with {x} x and {o} o the last move was not {winner}'s",
         shown(text)
     )]
     BoardPlayedOn {
@@ -283,7 +283,7 @@ pub enum GameError {
         layout: String,
     },
     /// More ghosts asked for than the layout has.
-    #[error("ghosts {asked}: layout {} has only {available} ghosts (G)", shown(layout))]
+    #[error("--ghosts {asked}: layout {} has only {available} ghosts (G)", shown(layout))]
     GhostsTooMany {
         /// The file (or `<text>`).
         layout: String,
@@ -293,7 +293,7 @@ pub enum GameError {
         available: usize,
     },
     /// More ghosts than the search model holds, or none.
-    #[error("ghosts {asked}: give 1 to {max} ghosts (each is a MIN agent)")]
+    #[error("--ghosts {asked}: give 1 to {max} ghosts (each is a MIN agent)")]
     GhostsRange {
         /// Ghosts asked for.
         asked: usize,

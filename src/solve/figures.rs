@@ -84,7 +84,7 @@ impl SweepFigures {
                 .with(Series::new(self.oracle.clone(), Style::Measured, by_width(|r| r.optimal_pct)));
         if let Some(table) = self.reference {
             let curve = |f: fn(&PublishedRow) -> f64| {
-                table.rows.iter().map(|r| (f64::from(r.log2_width), f(r))).collect::<Vec<_>>()
+                table.rows.iter().map(|r| (f64::from(r.beam_log2), f(r))).collect::<Vec<_>>()
             };
             let name = "EfficientCube (published)";
             length = length.with(Series::new(name, Style::Reference, curve(|r| r.mean_length)));

@@ -138,7 +138,8 @@ pub fn cube2s(input: &Input, puzzle: &Cube2Puzzle) -> Result<Loaded<Cube2>, Solv
         Input::TestSet(t) => {
             return Err(invalid!(
                 format!("test set `{}`", super::bounds::shorten(t)),
-                "there are no cube2 test sets; give --facelets, --scramble or --random"
+                "there are no cube2 test sets; use random cubes (solve's --random, a study's eval.random), or solve's \
+                 --facelets or --scramble"
             ));
         }
         Input::Board(b) => return Err(board_for_a_cube(b)),

@@ -580,7 +580,7 @@ impl<S> Tables<'_, S> {
                 ("kind", Col::Str(vec![self.kind.name().to_string(); summaries.len()])),
                 ("symmetry", Col::U64(vec![self.symmetry as u64; summaries.len()])),
                 ("mean_forwards", Col::F64(forwards.clone())),
-                ("log2_width", Col::F64(summaries.iter().map(|s| (s.width as f64).log2()).collect())),
+                ("beam_log2", Col::F64(summaries.iter().map(|s| (s.width as f64).log2()).collect())),
                 ("mean_beam_nodes", Col::F64(beam_nodes.clone())),
                 ("entropy_length_pearson", Col::F64(pearsons.clone())),
                 ("wall_s_per_instance", Col::F64(wall_s.iter().map(|w| w / n).collect())),

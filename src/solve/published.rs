@@ -11,7 +11,7 @@
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PublishedRow {
     /// log2 of the beam width.
-    pub log2_width: u32,
+    pub beam_log2: u32,
     /// Mean solution length.
     pub mean_length: f64,
     /// Share of solutions of optimal length, %.
@@ -31,8 +31,8 @@ pub struct Published {
     pub rows: &'static [PublishedRow],
 }
 
-const fn row(log2_width: u32, mean_length: f64, optimal_pct: f64, s_per_instance: f64) -> PublishedRow {
-    PublishedRow { log2_width, mean_length, optimal_pct, s_per_instance }
+const fn row(beam_log2: u32, mean_length: f64, optimal_pct: f64, s_per_instance: f64) -> PublishedRow {
+    PublishedRow { beam_log2, mean_length, optimal_pct, s_per_instance }
 }
 
 /// EfficientCube on DeepCubeA's 1000 cubes (QTM, T4 GPU).
@@ -82,7 +82,7 @@ impl Published {
     /// The row at beam width `width`, if published.
     #[must_use]
     pub fn at(&self, width: usize) -> Option<&PublishedRow> {
-        self.rows.iter().find(|r| 1usize.checked_shl(r.log2_width) == Some(width))
+        self.rows.iter().find(|r| 1usize.checked_shl(r.beam_log2) == Some(width))
     }
 }
 
@@ -99,7 +99,7 @@ mod tests {
         // optimal mean (20.637 QTM; 52.022 moves).
         for (table, optimum) in [(&EFFICIENTCUBE_CUBE3, 20.637), (&EFFICIENTCUBE_PUZZLE15, 52.022)] {
             for w in table.rows.windows(2) {
-                assert!(w[0].log2_width < w[1].log2_width && w[0].mean_length >= w[1].mean_length);
+                assert!(w[0].beam_log2 < w[1].beam_log2 && w[0].mean_length >= w[1].mean_length);
                 assert!(w[0].optimal_pct <= w[1].optimal_pct);
             }
             assert!(table.rows.iter().all(|r| r.mean_length >= optimum));

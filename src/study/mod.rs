@@ -111,6 +111,19 @@ pub enum StudyError {
         /// What changed, and how to go on.
         why: String,
     },
+    /// A point's folder holds something `train` did not make, which the
+    /// study never replaces.
+    #[error(
+        "point {point}: {} exists but is not a run made by train or study; refusing to replace it: move it \
+         away, or give the study another `study.name` or `study.out_dir`",
+        dir.display()
+    )]
+    NotAPoint {
+        /// The point.
+        point: String,
+        /// Its folder.
+        dir: PathBuf,
+    },
     /// The study's folder could not be locked for a merge.
     #[error(transparent)]
     Lock(crate::folder::FolderError),
@@ -410,7 +423,8 @@ impl Study {
             // The shape is checked before it is counted: widths out of range
             // would overflow the parameter count.
             cfg.validate().map_err(|source| StudyError::Config {
-                point: crate::solve::bounds::shorten(&format!("h{widths}-b{b}-s{seed}")),
+                // Every budget of this shape: `d*` stands for the sample count.
+                point: crate::solve::bounds::shorten(&format!("h{widths}-b{b}-d*-s{seed}")),
                 source: Box::new(source),
             })?;
             let outputs = cfg.model.kind.outputs(puzzle.num_moves());
@@ -640,6 +654,9 @@ pub struct PointOptions {
     /// Evaluate again a finished point evaluated with settings the study
     /// has changed since (`--reevaluate`), instead of refusing it.
     pub reevaluate: bool,
+    /// Start a resumed point's unreadable `meta.json` or logs afresh,
+    /// keeping the old files beside them (`--fresh-logs`, as in `train`).
+    pub fresh_logs: bool,
 }
 
 /// Why a finished point no longer follows from the study, if it does not:
@@ -739,7 +756,7 @@ impl std::fmt::Display for Stale {
 /// the point is [`stale`] (one evaluated otherwise is evaluated again with
 /// `reevaluate`).
 pub fn run_point(study: &Study, point: &Point, opts: PointOptions) -> Result<PointState, StudyError> {
-    let PointOptions { progress, switch_device, reevaluate } = opts;
+    let PointOptions { progress, switch_device, reevaluate, fresh_logs } = opts;
     let dir = point.config.run_dir();
     match stale(study, point)? {
         None if point.table.is_file() => return Ok(PointState::Skipped),
@@ -767,6 +784,9 @@ pub fn run_point(study: &Study, point: &Point, opts: PointOptions) -> Result<Poi
         // replaced, and only once the new one has a checkpoint).
         let existing = match (resumable, dir.exists()) {
             (true, _) => Existing::Resume,
+            (false, true) if !crate::rundir::is_run(&dir) && !crate::rundir::is_empty_dir(&dir) => {
+                return Err(StudyError::NotAPoint { point: point.name.clone(), dir });
+            }
             (false, true) => {
                 eprintln!("  its run stopped before its first checkpoint: starting it again");
                 Existing::Overwrite
@@ -778,7 +798,7 @@ pub fn run_point(study: &Study, point: &Point, opts: PointOptions) -> Result<Poi
             command_line: format!("study --config {} (point {})", study.path.display(), point.name),
             progress,
             max_steps_this_leg: None,
-            fresh_logs: false,
+            fresh_logs,
             switch_device,
         };
         let outcome = training::run(&point.config, &opts).map_err(train_err)?;

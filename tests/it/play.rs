@@ -143,7 +143,7 @@ fn bad_input_is_named_with_exit_status_1() {
         (vec!["--game", "chess"], "--game: game `chess`: unknown game"),
         (vec!["--game", "sticks", "--piles", "3,5", "--overwrite"], "--overwrite applies only with --csv"),
         (vec!["--game", "pacman", "--layout", &no_ghost, "--depth", "2"], "0 ghosts (G); pacman plays 1 to 8"),
-        (vec!["--game", "sticks", "--piles", "3,x"], "piles `3,x`: `x` is not a whole number"),
+        (vec!["--game", "sticks", "--piles", "3,x"], "--piles `3,x`: `x` is not a whole number"),
         (vec!["--game", "sticks"], "--game sticks needs --piles"),
         (
             vec!["--game", "sticks", "--piles", "3,5", "--method", "negamax"],
@@ -153,7 +153,7 @@ fn bad_input_is_named_with_exit_status_1() {
         (vec!["--game", "tictactoe", "--piles", "3,5"], "--piles applies to --game sticks, not tictactoe"),
         (vec!["--game", "tictactoe", "--board", "xxx/ooo/..."], "both x and o have three in a row"),
         (vec!["--game", "pacman", "--layout", &bad, "--depth", "2"], "line 2 column 3: `?` is not a layout character"),
-        (vec!["--game", "pacman", "--layout", &tiny, "--ghosts", "3", "--depth", "2"], "ghosts 3: layout"),
+        (vec!["--game", "pacman", "--layout", &tiny, "--ghosts", "3", "--depth", "2"], "--ghosts 3: layout"),
         (vec!["--game", "pacman", "--layout", "no/such.lay", "--depth", "2"], "reading layout no/such.lay"),
         (vec!["--game", "pacman", "--layout", &tiny], "the game tree is infinite"),
         (vec!["--game", "pacman", "--depth", "2"], "--game pacman needs --layout"),
@@ -521,9 +521,9 @@ fn error_messages_are_one_short_line() {
     let with = |extra: &[&'static str]| [&sticks[..], extra].concat();
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["--game", &long_game], "--game: game `chesschess"),
-        (vec!["--game", "sticks", "--piles", &long_piles], "piles `3,3,3,"),
+        (vec!["--game", "sticks", "--piles", &long_piles], "--piles `3,3,3,"),
         (vec!["--game", "sticks", "--piles", &long_item], "is not a whole number of sticks"),
-        (vec!["--game", "tictactoe", "--board", "x..\n.o./..."], "board `x..\\n.o./...`: 2 rows"),
+        (vec!["--game", "tictactoe", "--board", "x..\n.o./..."], "--board `x..\\n.o./...`: 2 rows"),
         (vec!["--game", "sticks", "--piles", "3,5", "--depth", &long_depth], "sticks searches at most 8000 plies"),
         (with(&["--depth", "abc"]), "--depth `abc`: not a whole number of plies"),
         (with(&["--depth", "-1"]), "--depth `-1`: not a whole number of plies"),

@@ -169,7 +169,10 @@ fn cli_rejects_bad_input_with_specific_messages() {
         (vec!["--run", &run, "--scramble", "R", "--beam-log2", "25"], "exceeds the maximum"),
         (vec!["--run", &run, "--scramble", "R", "--beam-log2", "10..7"], "range is empty"),
         (vec!["--run", &run, "--scramble", "R", "--metric", "htm"], "trained in qtm"),
-        (vec!["--run", &run, "--scramble", "R", "--device", "gpu"], "needs a binary built with `--features gpu`"),
+        (
+            vec!["--run", &run, "--scramble", "R", "--device", "gpu"],
+            "--device gpu: the GPU needs a binary built with `--features gpu`",
+        ),
         (
             vec!["--run", &run, "--scramble", "R", "--checkpoint", junk.to_str().unwrap()],
             "not a cube-oracle checkpoint",

@@ -268,7 +268,7 @@ fn bad_study_files_are_refused_before_anything_is_written() {
     std::fs::write(dir.join("case.toml"), cube3_set).unwrap();
     let (code, _, err) = study(&["--config", dir.join("case.toml").to_str().unwrap()]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("eval:") && err.contains("no cube2 test sets"), "{err}");
+    assert!(err.contains("eval:") && err.contains("no cube2 test sets") && err.contains("eval.random"), "{err}");
     assert!(!dir.join("s").exists(), "no point trained");
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -582,9 +582,22 @@ fn a_killed_study_resumes_its_point_and_ends_as_if_never_stopped() {
     child.wait().unwrap();
     let run = point(&killed).unwrap();
     assert!(!run.join("point.csv").exists(), "killed before it finished");
+    // A damaged `meta.json` (the earlier legs' history) stops the study,
+    // naming the study's own flag that starts it afresh...
+    std::fs::write(run.join("meta.json"), "{ cut").unwrap();
     let (code, out, err) = study(&["--config", b.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("meta.json") && err.contains("--fresh-logs"), "{err}");
+    assert!(!run.join("point.csv").exists(), "nothing was evaluated");
+    // ...which `study` has, keeping the old file beside the new one.
+    let (code, out, err) = study(&["--config", b.to_str().unwrap(), "--fresh-logs"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(err.contains("resuming"), "the second invocation resumes the point: {err}");
+    let kept = std::fs::read_dir(&run).unwrap().filter_map(Result::ok).any(|e| {
+        let name = e.file_name().to_string_lossy().into_owned();
+        name.starts_with("meta.json.") && std::fs::read_to_string(e.path()).is_ok_and(|t| t == "{ cut")
+    });
+    assert!(kept, "the damaged meta.json is kept beside the new one");
     // Same training stream, same weights: the same loss and the same solves.
     let (p, q) = (straight.join("s/points.csv"), killed.join("s/points.csv"));
     for col in ["held_out_loss", "solved_pct", "mean_length", "mean_forwards"] {
@@ -607,5 +620,27 @@ fn a_killed_study_resumes_its_point_and_ends_as_if_never_stopped() {
             assert_eq!(numbers(&p, col), numbers(&q, col), "{col}, partial write {partial}");
         }
     }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_point_folder_study_did_not_make_is_never_replaced() {
+    let dir = tmp("foreign");
+    let file = study_file(&dir, "hidden = [[16]]\nsamples = [1400000]");
+    let (code, out, err) = study(&["--config", file.to_str().unwrap(), "--list"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let name = out.lines().nth(1).and_then(|l| l.split(',').next()).unwrap().to_string();
+    // Someone else's folder where the point's run would go.
+    let foreign = dir.join("s").join(&name);
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("notes.txt"), "mine").unwrap();
+    let (code, out, err) = study(&["--config", file.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains(&format!("point {name}")) && err.contains("study.name") && err.contains("study.out_dir"),
+        "the error speaks the study's words: {err}"
+    );
+    assert_eq!(std::fs::read_to_string(foreign.join("notes.txt")).unwrap(), "mine");
+    assert_eq!(std::fs::read_dir(&foreign).unwrap().count(), 1, "nothing was added to it");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -244,10 +244,3 @@ impl Heuristic<Sliding> for AdditivePdb {
         true
     }
 }
-
-/// The named partitions that apply to puzzle `p` (its width, and a goal
-/// with the blank in a corner).
-#[must_use]
-pub fn partitions_for(p: &Sliding) -> Vec<&'static str> {
-    names(p.n()).into_iter().filter(|name| Partition::named(p.n(), name, p.goal().blank()).is_ok()).collect()
-}
