@@ -715,3 +715,64 @@ impl<S> Tables<'_, S> {
         Ok(figures.draw(&self.dir.join("plots"))?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cube2::{Cube2, Cube2Puzzle};
+    use crate::search::OracleError;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// A policy that either fails at once (and says so in `failed`) or,
+    /// at its first call, waits until the failing one has failed, then
+    /// answers uniform log-probabilities.
+    struct Worker {
+        fails: bool,
+        failed: Arc<AtomicBool>,
+        waited: bool,
+    }
+
+    impl Oracle for Worker {
+        fn num_moves(&self) -> usize {
+            6
+        }
+        fn predict(&mut self, _inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
+            if self.fails {
+                self.failed.store(true, Ordering::SeqCst);
+                return Err(OracleError("the device went away".into()));
+            }
+            if !self.waited {
+                while !self.failed.load(Ordering::SeqCst) {
+                    std::thread::yield_now();
+                }
+                // The failing worker hands out the rest of the cases just
+                // after its oracle returns; give it ample time to.
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                self.waited = true;
+            }
+            out[..rows * 6].fill(-(6f32.ln()));
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failing_worker_stops_the_others_after_their_current_search() {
+        let puzzle = Cube2Puzzle::new(Metric::Qtm);
+        let turns = crate::cube2::notation::parse("R U F' R").unwrap();
+        let state = Cube2::from_turns(&turns);
+        let cases: Vec<Case<Cube2>> = (0..40).map(|i| Case { id: format!("c{i}"), state, optimal: None }).collect();
+        let cfg = BeamConfig { width: 8, max_depth: 6, dedup: true, prune: true, record_beams: false };
+        let failed = Arc::new(AtomicBool::new(false));
+        let mut oracles = vec![
+            Worker { fails: true, failed: failed.clone(), waited: false },
+            Worker { fails: false, failed: failed.clone(), waited: false },
+        ];
+        let bar = ProgressBar::hidden();
+        let err = solve_all(&puzzle, &mut oracles, &cases, &cfg, &bar).map(|_| ()).unwrap_err();
+        assert!(err.to_string().contains("the device went away"), "{err}");
+        // The other worker finished at most the one search it was on (none
+        // if it started after the failure), not the 39 cases left.
+        assert!(bar.position() <= 1, "{} searches finished after the failure", bar.position());
+    }
+}
