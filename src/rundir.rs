@@ -268,8 +268,7 @@ pub fn abandon_pending() {
 
 /// Whether `dir` is a folder with nothing in it (what a new run killed
 /// while it set up leaves).
-#[must_use]
-pub fn is_empty_dir(dir: &Path) -> bool {
+fn is_empty_dir(dir: &Path) -> bool {
     std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir())
         && std::fs::read_dir(dir).is_ok_and(|mut entries| entries.next().is_none())
 }

@@ -651,7 +651,8 @@ fn exact(args: ExactArgs) -> anyhow::Result<PathBuf> {
 }
 
 /// Runs an oracle search, saying where bf16 products run, and records the
-/// products' arithmetic as the last column of `summary.csv` (`matmul`).
+/// products' arithmetic as the last column of `summary.csv` (`matmul`);
+/// `--device gpu` in a build without the GPU is refused first.
 fn run_oracle(opts: &SolveOptions) -> anyhow::Result<PathBuf> {
     if matches!(opts.device, Some(DeviceKind::Gpu)) && !cfg!(feature = "gpu") {
         anyhow::bail!(

@@ -23,7 +23,7 @@ use crate::learn::error::LearnError;
 use crate::learn::held_out_loss;
 use crate::learn::model::parameter_count;
 use crate::learn::training::{self, TrainOptions};
-use crate::rundir::Existing;
+use crate::rundir::{Existing, RunDirError};
 use crate::search::OracleKind;
 use crate::solve::error::SolveError;
 use crate::solve::input::Input;
@@ -690,10 +690,13 @@ pub fn stale(study: &Study, point: &Point) -> Result<Option<Stale>, StudyError> 
 /// Why a point must be trained again: the recipe of its run (a study
 /// point's saved `config.toml`) differs from the study's now.
 fn retrained(point: &Point) -> Result<Option<Stale>, StudyError> {
-    let path = point.config.run_dir().join("config.toml");
-    if point.source != Source::Trained || !path.is_file() {
+    let dir = point.config.run_dir();
+    // Only a run's config is the point's recipe: another tool's
+    // `config.toml` there is refused when the point trains (NotAPoint).
+    if point.source != Source::Trained || !crate::rundir::is_run(&dir) {
         return Ok(None);
     }
+    let path = dir.join("config.toml");
     let saved = TrainConfig::load(&path)
         .map_err(|source| StudyError::Config { point: point.name.clone(), source: Box::new(source) })?;
     Ok(include::retrained(&point.config, &saved).map(|(key, was, now)| Stale::Recipe { key, was, now }))
@@ -752,9 +755,10 @@ impl std::fmt::Display for Stale {
 /// `switch_device`, such a run resumes on the study's device instead).
 ///
 /// # Errors
-/// Training or solving failed, the point's table could not be written, or
-/// the point is [`stale`] (one evaluated otherwise is evaluated again with
-/// `reevaluate`).
+/// Training or solving failed, the point's table could not be written, the
+/// point is [`stale`] (one evaluated otherwise is evaluated again with
+/// `reevaluate`), or its folder holds something `train` did not make
+/// ([`StudyError::NotAPoint`]).
 pub fn run_point(study: &Study, point: &Point, opts: PointOptions) -> Result<PointState, StudyError> {
     let PointOptions { progress, switch_device, reevaluate, fresh_logs } = opts;
     let dir = point.config.run_dir();
@@ -778,15 +782,20 @@ pub fn run_point(study: &Study, point: &Point, opts: PointOptions) -> Result<Poi
     // A run that has trained (a study stopped while evaluating it, or a
     // point evaluated again) is only evaluated.
     if point.source == Source::Trained && elsewhere.is_none() && !complete {
-        let train_err = |source| StudyError::Train { point: point.name.clone(), source: Box::new(source) };
+        // A folder `train` did not make is refused where every run folder
+        // is (`rundir::prepare`, after its lock and its repair of a killed
+        // overwrite), named in the study's words.
+        let train_err = |source| match source {
+            LearnError::RunDir(RunDirError::NotARun { dir }) => {
+                StudyError::NotAPoint { point: point.name.clone(), dir }
+            }
+            source => StudyError::Train { point: point.name.clone(), source: Box::new(source) },
+        };
         // A run killed before its first checkpoint has nothing to resume
         // from: it starts again in place (only a run `train` made is ever
         // replaced, and only once the new one has a checkpoint).
         let existing = match (resumable, dir.exists()) {
             (true, _) => Existing::Resume,
-            (false, true) if !crate::rundir::is_run(&dir) && !crate::rundir::is_empty_dir(&dir) => {
-                return Err(StudyError::NotAPoint { point: point.name.clone(), dir });
-            }
             (false, true) => {
                 eprintln!("  its run stopped before its first checkpoint: starting it again");
                 Existing::Overwrite

@@ -583,13 +583,13 @@ fn a_killed_study_resumes_its_point_and_ends_as_if_never_stopped() {
     let run = point(&killed).unwrap();
     assert!(!run.join("point.csv").exists(), "killed before it finished");
     // A damaged `meta.json` (the earlier legs' history) stops the study,
-    // naming the study's own flag that starts it afresh...
+    // naming the file and `--fresh-logs`...
     std::fs::write(run.join("meta.json"), "{ cut").unwrap();
     let (code, out, err) = study(&["--config", b.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(err.contains("meta.json") && err.contains("--fresh-logs"), "{err}");
     assert!(!run.join("point.csv").exists(), "nothing was evaluated");
-    // ...which `study` has, keeping the old file beside the new one.
+    // ...which `study` takes too, keeping the old file beside the new one.
     let (code, out, err) = study(&["--config", b.to_str().unwrap(), "--fresh-logs"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(err.contains("resuming"), "the second invocation resumes the point: {err}");
@@ -630,17 +630,31 @@ fn a_point_folder_study_did_not_make_is_never_replaced() {
     let (code, out, err) = study(&["--config", file.to_str().unwrap(), "--list"]);
     assert_eq!(code, 0, "{out}{err}");
     let name = out.lines().nth(1).and_then(|l| l.split(',').next()).unwrap().to_string();
-    // Someone else's folder where the point's run would go.
+    // Someone else's folder where the point's run would go: notes alone,
+    // then another tool's config and checkpoint (a PyTorch project's).
     let foreign = dir.join("s").join(&name);
-    std::fs::create_dir_all(&foreign).unwrap();
-    std::fs::write(foreign.join("notes.txt"), "mine").unwrap();
-    let (code, out, err) = study(&["--config", file.to_str().unwrap()]);
-    assert_eq!(code, 1, "{out}{err}");
-    assert!(
-        err.contains(&format!("point {name}")) && err.contains("study.name") && err.contains("study.out_dir"),
-        "the error speaks the study's words: {err}"
-    );
-    assert_eq!(std::fs::read_to_string(foreign.join("notes.txt")).unwrap(), "mine");
-    assert_eq!(std::fs::read_dir(&foreign).unwrap().count(), 1, "nothing was added to it");
+    let files: [&[(&str, &str)]; 2] = [
+        &[("notes.txt", "mine")],
+        &[("config.toml", "framework = \"torch\"\n"), ("checkpoints/epoch-3.ckpt", "weights")],
+    ];
+    for files in files {
+        let _ = std::fs::remove_dir_all(&foreign);
+        for (file, text) in files {
+            let path = foreign.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let (code, out, err) = study(&["--config", file.to_str().unwrap()]);
+        assert_eq!(code, 1, "{files:?}: {out}{err}");
+        assert!(
+            err.contains(&format!("point {name}")) && err.contains("study.name") && err.contains("study.out_dir"),
+            "{files:?}: the error speaks the study's words: {err}"
+        );
+        for (file, text) in files {
+            assert_eq!(std::fs::read_to_string(foreign.join(file)).unwrap(), *text, "{file} is left as it was");
+        }
+        let top = files.iter().map(|(f, _)| f.split('/').next().unwrap()).collect::<std::collections::BTreeSet<_>>();
+        assert_eq!(std::fs::read_dir(&foreign).unwrap().count(), top.len(), "nothing was added to it");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
