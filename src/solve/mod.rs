@@ -424,14 +424,20 @@ fn sweep_with<P: Puzzle>(
     Ok(output.commit()?)
 }
 
+/// What the bar says once a worker has failed and the others finish the
+/// search each is on.
+const STOPPING: &str = "a search failed: stopping after the current ones";
+
 /// A progress bar over `total` `unit`s (hidden unless `on`), for the
 /// learned and the classical searches alike.
 pub(crate) fn progress_bar(on: bool, total: usize, unit: &str) -> ProgressBar {
     let bar = if on { ProgressBar::new(total as u64) } else { ProgressBar::hidden() };
     bar.set_style(
-        ProgressStyle::with_template(&format!("{{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} {unit}, ETA {{eta}}"))
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
+        ProgressStyle::with_template(&format!(
+            "{{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} {unit}, ETA {{eta}}  {{msg}}"
+        ))
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
     );
     bar
 }
@@ -448,9 +454,11 @@ fn solve_all<P: Puzzle, O: Oracle + Send>(
 ) -> Result<Vec<Row<P::Key>>, SolveError> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     // A worker that fails hands out the rest of the cases to nobody: the
-    // others stop after their current search instead of finishing the width.
+    // others stop after their current search instead of finishing the width,
+    // and the bar says so while they do.
     let stop_all = |e: SolveError| {
         next.store(cases.len(), std::sync::atomic::Ordering::Relaxed);
+        bar.set_message(STOPPING);
         e
     };
     let work = |oracle: &mut O| -> Result<Vec<Row<P::Key>>, SolveError> {
@@ -721,15 +729,14 @@ mod tests {
     use super::*;
     use crate::cube2::{Cube2, Cube2Puzzle};
     use crate::search::OracleError;
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
 
-    /// A policy that either fails at once (and says so in `failed`) or,
-    /// at its first call, waits until the failing one has failed, then
-    /// answers uniform log-probabilities.
+    /// A policy that either fails at once or, at its first call, waits
+    /// until the bar says that a worker failed (at most 20 s, so that a
+    /// solve that never says so fails the test instead of hanging it),
+    /// then answers uniform log-probabilities.
     struct Worker {
         fails: bool,
-        failed: Arc<AtomicBool>,
+        bar: ProgressBar,
         waited: bool,
     }
 
@@ -739,16 +746,15 @@ mod tests {
         }
         fn predict(&mut self, _inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
             if self.fails {
-                self.failed.store(true, Ordering::SeqCst);
                 return Err(OracleError("the device went away".into()));
             }
             if !self.waited {
-                while !self.failed.load(Ordering::SeqCst) {
+                // The bar's message is set just after the failing worker
+                // hands out the rest of the cases to nobody.
+                let start = std::time::Instant::now();
+                while self.bar.message().is_empty() && start.elapsed().as_secs() < 20 {
                     std::thread::yield_now();
                 }
-                // The failing worker hands out the rest of the cases just
-                // after its oracle returns; give it ample time to.
-                std::thread::sleep(std::time::Duration::from_millis(200));
                 self.waited = true;
             }
             out[..rows * 6].fill(-(6f32.ln()));
@@ -763,16 +769,16 @@ mod tests {
         let state = Cube2::from_turns(&turns);
         let cases: Vec<Case<Cube2>> = (0..40).map(|i| Case { id: format!("c{i}"), state, optimal: None }).collect();
         let cfg = BeamConfig { width: 8, max_depth: 6, dedup: true, prune: true, record_beams: false };
-        let failed = Arc::new(AtomicBool::new(false));
-        let mut oracles = vec![
-            Worker { fails: true, failed: failed.clone(), waited: false },
-            Worker { fails: false, failed: failed.clone(), waited: false },
-        ];
         let bar = ProgressBar::hidden();
+        let mut oracles = vec![
+            Worker { fails: true, bar: bar.clone(), waited: false },
+            Worker { fails: false, bar: bar.clone(), waited: false },
+        ];
         let err = solve_all(&puzzle, &mut oracles, &cases, &cfg, &bar).map(|_| ()).unwrap_err();
         assert!(err.to_string().contains("the device went away"), "{err}");
         // The other worker finished at most the one search it was on (none
         // if it started after the failure), not the 39 cases left.
         assert!(bar.position() <= 1, "{} searches finished after the failure", bar.position());
+        assert_eq!(bar.message(), STOPPING);
     }
 }
