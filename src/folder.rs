@@ -36,8 +36,8 @@ use thiserror::Error;
 pub enum FolderError {
     /// The name is not a plain folder name.
     #[error(
-        "{what} {name:?} is not a folder name: use letters, digits, '-', '_', '+' and '.', \
-         not starting with '.' (no path separators, no `..`, not empty)"
+        "{what} {name:?} is not a folder name: use 1 to 200 letters, digits, '-', '_', '+' and '.', \
+         not starting with '.' (no path separators, no `..`)"
     )]
     BadName {
         /// The flag or key that gave the name, e.g. `--label`.

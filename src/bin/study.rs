@@ -54,8 +54,9 @@ struct Args {
     /// Only list the points (name, parameters, samples, FLOPs, finished).
     #[arg(long)]
     list: bool,
-    /// Never draw a progress bar.
-    #[arg(long)]
+    /// Never draw a progress bar (while points train; --fit and --list
+    /// draw none).
+    #[arg(long, conflicts_with_all = ["fit", "list"])]
     no_progress: bool,
 }
 

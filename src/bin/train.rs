@@ -44,8 +44,8 @@ struct Args {
     /// Stop after this many steps in this invocation (the run stays resumable).
     #[arg(long, value_name = "N")]
     max_steps: Option<u64>,
-    /// Never draw a progress bar.
-    #[arg(long)]
+    /// Never draw a progress bar (while training; the exports draw none).
+    #[arg(long, conflicts_with_all = ["export_weights", "export"])]
     no_progress: bool,
     /// Instead of training: copy this run directory to --to with its newest
     /// checkpoint stripped of the optimiser state (for solving and shipping).

@@ -69,7 +69,7 @@ pub const BUILT_IN: [(&str, &str, &str); 8] = [
 /// tiles separated by spaces. Every board must have `n²` tiles.
 pub fn parse_tsv(text: &str, source: &str, n: usize) -> Result<Vec<BoardInstance>, SolveError> {
     let mut out = Vec::new();
-    for row in super::tsv::rows(text, source, "id<TAB>tiles[<TAB>optimal]")? {
+    for row in super::tsv::rows(text, source, "tiles", "optimal")? {
         let line = row.line;
         let tiles: Vec<u8> = row
             .state

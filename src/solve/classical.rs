@@ -455,7 +455,7 @@ pub fn run(opts: &ClassicalOptions) -> Result<PathBuf, SolveError> {
     if !opts.puzzle.has_goal() {
         input::no_goal(opts.goal.as_deref(), opts.puzzle)?;
     }
-    let goal = opts.goal.as_deref().map(Goal::from_str).transpose()?;
+    let goal = input::goal_flag(opts.goal.as_deref())?;
     let puzzle = AnyPuzzle::new(opts.puzzle, opts.metric, goal.as_ref())?;
     let visit = Classical { opts, goal: goal.as_ref(), cache: cache.as_deref(), claimed: &mut claimed };
     let (rows, set_label, puzzle_name, h_name) = front::visit(puzzle, visit)?;

@@ -10,16 +10,14 @@
 
 use super::error::SolveError;
 use super::front::{self, FrontEnd, FrontVisitor};
-use super::input::no_goal;
+use super::input::{goal_flag, no_goal};
 use crate::csvlog::{Col, write_table};
 use crate::cube3::Metric;
 use crate::folder::{IfExists, Output};
 use crate::plot::{Chart, Series, Style};
 use crate::registry::{AnyPuzzle, PuzzleKind};
 use crate::search::DistanceTable;
-use crate::sliding::Goal;
 use std::path::PathBuf;
-use std::str::FromStr;
 
 /// What `solve distances` was asked to do.
 #[derive(Clone, Debug)]
@@ -64,7 +62,7 @@ pub fn run(opts: &TableOptions) -> Result<(PathBuf, Vec<u64>, bool), SolveError>
     if !opts.puzzle.has_goal() {
         no_goal(opts.goal.as_deref(), opts.puzzle)?;
     }
-    let goal = opts.goal.as_deref().map(Goal::from_str).transpose()?;
+    let goal = goal_flag(opts.goal.as_deref())?;
     let (name, counts, complete) = front::visit(AnyPuzzle::new(opts.puzzle, opts.metric, goal.as_ref())?, Table(opts))?;
     let label = opts.label.clone().unwrap_or_else(|| format!("{name}-distances"));
     let if_exists = IfExists::overwrite(opts.overwrite);

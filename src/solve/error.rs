@@ -72,6 +72,21 @@ pub enum SolveError {
         /// The moves.
         solution: String,
     },
+    /// A replayed solution shorter than the optimal length the instance's
+    /// set gives: the set's optimal column is wrong.
+    #[error(
+        "instance {}: a replayed solution of {length} moves is shorter than the optimal length the test set gives \
+         ({optimal}); the set's optimal column is wrong (or in another metric)",
+        shorten(.id)
+    )]
+    BelowOptimal {
+        /// The instance.
+        id: String,
+        /// The solution's length.
+        length: usize,
+        /// The set's optimal length.
+        optimal: u32,
+    },
     /// A worker thread that could not start or that panicked.
     #[error("solve worker: {0}")]
     Worker(String),
@@ -148,7 +163,7 @@ impl From<GridError> for SolveError {
 /// A sliding error's message, with a user's token or goal text shown in
 /// backquotes and shortened (the error itself shows it in full, quoted as
 /// Rust debug text).
-fn sliding_message(e: &SlidingError) -> String {
+pub(super) fn sliding_message(e: &SlidingError) -> String {
     match e {
         SlidingError::NotANumber { token } => format!("`{}` is not a tile number", shorten(token)),
         SlidingError::UnknownGoal { text } => {

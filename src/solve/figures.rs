@@ -264,6 +264,9 @@ fn traces(path: &Path, width: usize) -> Result<Vec<Vec<(f64, f64)>>, SolveError>
 /// # Errors
 /// See [`SweepFigures::from_folder`]; a plot that cannot be written.
 pub fn replot(dir: &Path) -> Result<PathBuf, SolveError> {
+    if !dir.exists() {
+        return Err(invalid!(format!("solve replot {}", dir.display()), "no such folder"));
+    }
     if !crate::folder::is_finished_output(dir) {
         return Err(invalid!(
             format!("solve replot {}", dir.display()),

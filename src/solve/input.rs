@@ -15,6 +15,7 @@ use crate::sliding::{Board, Goal, Sliding};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use std::fmt::Debug;
+use std::str::FromStr;
 
 /// Where the instances come from.
 #[derive(Clone, Debug)]
@@ -87,6 +88,19 @@ fn single<P: Puzzle>(puzzle: &P, kind: &str, case: Case<P::State>) -> Loaded<P::
 
 fn random_label(n: usize, seed: u64) -> String {
     format!("random-{n}-seed{seed}")
+}
+
+/// The goal `--goal` gives (`None` when it is not given).
+///
+/// # Errors
+/// Text that is no goal, naming the flag and its value.
+pub(crate) fn goal_flag(text: Option<&str>) -> Result<Option<Goal>, SolveError> {
+    text.map(|t| {
+        Goal::from_str(t).map_err(|e| {
+            invalid!(format!("--goal `{}`", super::bounds::shorten(t)), "{}", super::error::sliding_message(&e))
+        })
+    })
+    .transpose()
 }
 
 /// Refuses a goal for a cube: goals are for sliding puzzles.

@@ -90,10 +90,18 @@ pub fn run(opts: &LocalOptions) -> Result<(PathBuf, RunSummary), SolveError> {
             format!("--cooling {}", bounds::show_number(value)),
             "the geometric cooling factor must lie strictly between 0 and 1"
         ),
+        LocalError::MaxSteps { value } => invalid!(format!("--max-steps {value}"), "the step limit must be at least 1"),
         other => other.into(),
     })?;
     bounds::local_limits(&opts.config)?;
     bounds::instance_count("--trials", opts.trials)?;
+    if opts.seed.checked_add(opts.trials - 1).is_none() {
+        return Err(invalid!(
+            format!("--seed {} with --trials {}", opts.seed, opts.trials),
+            "trial i uses seed + i, and the last would pass {} (the largest seed)",
+            u64::MAX
+        ));
+    }
     let label = opts.label.clone().unwrap_or_else(|| opts.default_label());
     let if_exists = IfExists::overwrite(opts.overwrite);
     let output = Output::claim(&opts.out_root, &label, "--label", if_exists)?;
@@ -117,7 +125,7 @@ fn batch<P: LocalProblem>(problem: &P, opts: &LocalOptions) -> Result<(Vec<RunOu
     let mut first = String::new();
     let mut runs = Vec::with_capacity(usize::try_from(opts.trials).unwrap_or(0).min(1 << 20));
     for i in 0..opts.trials {
-        let r = run_once(problem, &opts.config, opts.seed.wrapping_add(i));
+        let r = run_once(problem, &opts.config, opts.seed + i);
         let recomputed = problem.recompute_cost(&r.state);
         if recomputed != r.final_cost {
             return Err(SolveError::WrongSolution {

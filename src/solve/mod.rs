@@ -316,7 +316,8 @@ fn sweep<P: Puzzle>(
 /// Claims the sweep's output folder: `--label`'s, or one named after the
 /// input (`default_label`), the widths, and what changes the results
 /// (no dedup, a symmetric ensemble of `symmetry` members, and for one
-/// instance the checkpoint, depth limit, products and device).
+/// instance the checkpoint, depth limit, products and device, and the run
+/// when the folder is not under the run's own `solve/`).
 ///
 /// # Errors
 /// The folder exists and may not be replaced, or cannot be locked.
@@ -339,8 +340,14 @@ fn claim_output(opts: &SolveOptions, default_label: &str, symmetry: usize) -> Re
             // One instance solved with other settings that change its
             // result gets a folder of its own, not the other's.
             let device = opts.device.filter(|&d| d != DeviceKind::Cpu);
-            let settings = (&opts.checkpoint, opts.max_depth, opts.matmul, device);
-            let defaults = (&None, None, Matmul::F32, None);
+            // Under the run's own `solve/` the folder names its oracle;
+            // a folder given with --out may hold several runs' results.
+            let run = opts
+                .out_root
+                .as_ref()
+                .map(|_| std::fs::canonicalize(&opts.run_dir).unwrap_or_else(|_| opts.run_dir.clone()));
+            let settings = (&opts.checkpoint, opts.max_depth, opts.matmul, device, run);
+            let defaults = (&None, None, Matmul::F32, None, None);
             let settings_tag = if single && settings != defaults {
                 format!("-s{:08x}", crate::checksum::fnv1a(format!("{settings:?}").as_bytes()) & 0xffff_ffff)
             } else {

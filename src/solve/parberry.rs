@@ -35,7 +35,6 @@ use crate::sliding::{Goal, MOVE_NAMES};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use std::path::PathBuf;
-use std::str::FromStr;
 use std::time::Instant;
 
 /// The method's name on the command line.
@@ -84,8 +83,9 @@ pub fn parse_puzzle(name: &str) -> Result<usize, SolveError> {
 /// [`SolveError::Invalid`] naming `--goal` for any other goal; the
 /// goal parser's error for text that is no goal.
 pub fn parse_goal(text: Option<&str>) -> Result<Goal, SolveError> {
-    let Some(text) = text else { return Ok(Goal::BlankLast) };
-    match Goal::from_str(text)? {
+    let Some(goal) = super::input::goal_flag(text)? else { return Ok(Goal::BlankLast) };
+    let text = text.unwrap_or_default();
+    match goal {
         g @ (Goal::BlankLast | Goal::BlankFirst) => Ok(g),
         other => Err(invalid!(
             format!("--goal {}", super::bounds::shorten(text)),

@@ -197,13 +197,21 @@ pub fn summarize(width: usize, records: &[&Record]) -> Summary {
 /// record each).
 ///
 /// # Errors
-/// The file cannot be written.
+/// A solution shorter than its instance's optimal length (the set is
+/// wrong: nothing is written), or the file cannot be written.
 pub fn write_instances(
     path: &Path,
     by: &Producer,
     records: &[Record],
     extra: Vec<(&str, Col)>,
 ) -> Result<(), SolveError> {
+    for r in records {
+        if let (Some(length), Some(optimal)) = (r.length, r.optimal)
+            && length < optimal as usize
+        {
+            return Err(SolveError::BelowOptimal { id: r.id.clone(), length, optimal });
+        }
+    }
     let n = records.len();
     let nan = f64::NAN;
     let mut cols = vec![

@@ -32,7 +32,7 @@ pub const BUILT_IN: [(&str, &str); 3] = [
 /// Parses a TSV test set: a header row, then `id, facelets[, optimal_qtm]`.
 pub fn parse_tsv(text: &str, source: &str) -> Result<Vec<Instance>, SolveError> {
     let mut out = Vec::new();
-    for row in super::tsv::rows(text, source, "id<TAB>facelets[<TAB>optimal_qtm]")? {
+    for row in super::tsv::rows(text, source, "facelets", "optimal_qtm")? {
         let cube = Cube3::from_facelets(row.state).map_err(|e| SolveError::Line {
             set: source.into(),
             line: row.line,

@@ -1,6 +1,9 @@
 //! The TSV layout every test set shares, cubes and boards alike: a header
-//! row whose first column is `id`, then one instance per line as
-//! `id<TAB>state[<TAB>optimal]`, each id once, blank lines skipped. [`rows`] reads that layout; the callers read the state.
+//! row naming the columns, `id`, the state's column and the optimal
+//! length's (`facelets` and `optimal_qtm` for cubes, `tiles` and
+//! `optimal` for boards), then one instance per line as
+//! `id<TAB>state[<TAB>optimal]`, each id once, blank lines skipped.
+//! [`rows`] reads that layout; the callers read the state.
 //! A file is read only up to [`MAX_SET_BYTES`] bytes and
 //! [`MAX_INSTANCES`] rows; a larger one is refused naming the file and the
 //! limit.
@@ -22,27 +25,45 @@ pub(crate) struct Row<'a> {
     pub optimal: Option<u32>,
 }
 
-/// The instance rows of `text` (`source` names it in messages; `layout`
-/// is the expected line, e.g. ``id<TAB>facelets[<TAB>optimal_qtm]``).
+/// The instance rows of `text` (`source` names it in messages), whose
+/// header must be `id<TAB>{state}[<TAB>{optimal}[<TAB>…]]`: the columns
+/// after the third are the file's own notes, kept out of the solve, but
+/// every one is named in the header, so that no row holds a value the
+/// header does not name.
 ///
 /// # Errors
-/// A first line that is not a header starting with `id` (a file without
-/// one would lose its first instance), a line with fewer than two fields,
-/// an optimal length that is not a number or an id given twice, naming the
-/// source and line; more than [`MAX_INSTANCES`] rows.
-pub(crate) fn rows<'a>(text: &'a str, source: &str, layout: &str) -> Result<Vec<Row<'a>>, SolveError> {
-    let first = text.lines().next().unwrap_or("");
-    let first_field = first.split('\t').next().unwrap_or("").trim_start_matches('\u{feff}').trim();
-    if first_field != "id" {
-        return Err(SolveError::Line {
-            set: source.into(),
-            line: 1,
-            rule: format!(
-                "expected a header naming the columns, `{layout}` with `id` first, not `{}`",
-                shorten(&first.chars().take(60).collect::<String>())
-            ),
-        });
+/// A first line that is not such a header (a file without one would lose
+/// its first instance; a third column under another name, e.g. an
+/// optimal length in another metric, would be read as this one); a line
+/// with fewer than two fields or more than the header names; an empty id;
+/// an optimal length that is not a whole number of moves; an id given
+/// twice; each naming the source and line; more than [`MAX_INSTANCES`]
+/// rows.
+pub(crate) fn rows<'a>(text: &'a str, source: &str, state: &str, optimal: &str) -> Result<Vec<Row<'a>>, SolveError> {
+    let layout = format!("id<TAB>{state}[<TAB>{optimal}]");
+    let first = text.lines().next().unwrap_or("").trim_start_matches('\u{feff}');
+    let header: Vec<&str> = first.split('\t').map(str::trim).collect();
+    let line_err = |line: usize, rule: String| SolveError::Line { set: source.into(), line, rule };
+    let wrong = match header.as_slice() {
+        [id, ..] if *id != "id" => Some(format!(
+            "expected a header naming the columns, `{layout}` with `id` first, not `{}`",
+            shorten(&first.chars().take(60).collect::<String>())
+        )),
+        [_] => Some(format!("the header names no `{state}` column: expected `{layout}`")),
+        [_, s, ..] if *s != state => {
+            Some(format!("column 2 is `{}`, expected `{state}` (the header must be `{layout}`)", shorten(s)))
+        }
+        [_, _, o, ..] if *o != optimal => Some(format!(
+            "column 3 is `{}`, expected `{optimal}`: only {optimal} lengths are read there (the header must be `{layout}`, \
+             further columns after it)",
+            shorten(o)
+        )),
+        _ => None,
+    };
+    if let Some(rule) = wrong {
+        return Err(line_err(1, rule));
     }
+    let columns = header.len();
     let mut out = Vec::new();
     let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for (k, line) in text.lines().enumerate().skip(1) {
@@ -50,32 +71,32 @@ pub(crate) fn rows<'a>(text: &'a str, source: &str, layout: &str) -> Result<Vec<
             continue;
         }
         if out.len() == MAX_INSTANCES {
-            return Err(SolveError::Line {
-                set: source.into(),
-                line: k + 1,
-                rule: format!("more than {MAX_INSTANCES} instances (the most one solve takes)"),
-            });
+            return Err(line_err(k + 1, format!("more than {MAX_INSTANCES} instances (the most one solve takes)")));
         }
         let f: Vec<&str> = line.split('\t').collect();
         if f.len() < 2 {
-            return Err(SolveError::Line { set: source.into(), line: k + 1, rule: format!("expected `{layout}`") });
+            return Err(line_err(k + 1, format!("expected `{layout}`")));
+        }
+        if f.len() > columns {
+            return Err(line_err(k + 1, format!("{} fields, but the header names {columns} columns", f.len())));
+        }
+        let id = f[0].trim();
+        if id.is_empty() {
+            return Err(line_err(k + 1, "an empty id; each instance needs an id of its own".into()));
         }
         let optimal = match f.get(2).map(|s| s.trim()).filter(|s| !s.is_empty()) {
-            Some(s) => Some(s.parse().map_err(|_| SolveError::Line {
-                set: source.into(),
-                line: k + 1,
-                rule: format!("optimal length `{}` is not a number", shorten(s)),
+            Some(s) => Some(s.parse().map_err(|_| {
+                line_err(k + 1, format!("{optimal} `{}` is not a whole number of moves (0 or more)", shorten(s)))
             })?),
             None => None,
         };
-        if let Some(before) = seen.insert(f[0], k + 1) {
-            return Err(SolveError::Line {
-                set: source.into(),
-                line: k + 1,
-                rule: format!("id `{}` is also on line {before}; each instance needs an id of its own", shorten(f[0])),
-            });
+        if let Some(before) = seen.insert(id, k + 1) {
+            return Err(line_err(
+                k + 1,
+                format!("id `{}` is also on line {before}; each instance needs an id of its own", shorten(id)),
+            ));
         }
-        out.push(Row { line: k + 1, id: f[0], state: f[1], optimal });
+        out.push(Row { line: k + 1, id, state: f[1], optimal });
     }
     Ok(out)
 }
@@ -121,12 +142,28 @@ mod tests {
 
     #[test]
     fn a_set_needs_its_header_and_an_id_per_instance() {
-        let layout = "id<TAB>state";
-        let e = rows("7\tabc\n8\tdef\n", "bare.tsv", layout).err().unwrap().to_string();
-        assert!(e.starts_with("bare.tsv line 1: expected a header") && e.contains("`7\tabc`"), "{e}");
-        assert_eq!(rows("\u{feff}id\tstate\n7\tabc\n", "bom.tsv", layout).unwrap().len(), 1);
-        let e = rows("id\tstate\n7\tabc\n\n7\tdef\n", "twice.tsv", layout).err().unwrap().to_string();
-        assert!(e.starts_with("twice.tsv line 4: id `7` is also on line 2"), "{e}");
+        let read = |text: &str| rows(text, "f.tsv", "state", "optimal_qtm").map(|r| r.len()).map_err(|e| e.to_string());
+        let e = read("7\tabc\n8\tdef\n").unwrap_err();
+        assert!(e.starts_with("f.tsv line 1: expected a header") && e.contains("`7\tabc`"), "{e}");
+        assert_eq!(read("\u{feff}id\tstate\n7\tabc\n"), Ok(1));
+        let e = read("id\tstate\n7\tabc\n\n7\tdef\n").unwrap_err();
+        assert!(e.starts_with("f.tsv line 4: id `7` is also on line 2"), "{e}");
+        // The header names what the columns hold, and the rows hold no more.
+        let e = read("id\tstate\toptimal_htm\n7\tabc\t5\n").unwrap_err();
+        assert!(e.starts_with("f.tsv line 1: column 3 is `optimal_htm`, expected `optimal_qtm`"), "{e}");
+        let e = read("id\tfoo\n7\tabc\n").unwrap_err();
+        assert!(e.starts_with("f.tsv line 1: column 2 is `foo`, expected `state`"), "{e}");
+        let e = read("id\n7\n").unwrap_err();
+        assert!(e.contains("names no `state` column"), "{e}");
+        let e = read("id\tstate\toptimal_qtm\n7\tabc\t5\textra\n").unwrap_err();
+        assert!(e.starts_with("f.tsv line 2: 4 fields, but the header names 3 columns"), "{e}");
+        assert_eq!(read("id\tstate\toptimal_qtm\tnote\n7\tabc\t5\tx\n8\tdef\n"), Ok(2), "named notes");
+        let e = read("id\tstate\n\tabc\n").unwrap_err();
+        assert!(e.starts_with("f.tsv line 2: an empty id"), "{e}");
+        for bad in ["-3", "21.5", "x"] {
+            let e = read(&format!("id\tstate\toptimal_qtm\n7\tabc\t{bad}\n")).unwrap_err();
+            assert!(e.contains(&format!("optimal_qtm `{bad}` is not a whole number of moves")), "{e}");
+        }
     }
 
     #[test]
@@ -136,11 +173,11 @@ mod tests {
         for i in 0..MAX_INSTANCES {
             text.push_str(&format!("{i}\tb\n"));
         }
-        assert_eq!(rows(&text, "full.tsv", "id<TAB>state").unwrap().len(), MAX_INSTANCES);
+        assert_eq!(rows(&text, "full.tsv", "state", "optimal").unwrap().len(), MAX_INSTANCES);
         text.push_str("\n\n"); // blank lines are not instances
-        assert_eq!(rows(&text, "full.tsv", "id<TAB>state").unwrap().len(), MAX_INSTANCES);
+        assert_eq!(rows(&text, "full.tsv", "state", "optimal").unwrap().len(), MAX_INSTANCES);
         text.push_str("last\tb\n");
-        let e = rows(&text, "big.tsv", "id<TAB>state").err().unwrap().to_string();
+        let e = rows(&text, "big.tsv", "state", "optimal").err().unwrap().to_string();
         assert!(e.starts_with(&format!("big.tsv line {}: ", MAX_INSTANCES + 4)) && e.contains("1000000"), "{e}");
     }
 }

@@ -366,6 +366,9 @@ impl Study {
         if let Some(why) = budgets.iter().find_map(Budget::invalid) {
             return Err(bad(format!("{budget_key}: {why}")));
         }
+        if let Some(t) = config.eval.target_length.filter(|t| !(t.is_finite() && *t > 0.0)) {
+            return Err(bad(format!("eval.target_length = {t}: must be a mean solution length above 0")));
+        }
         let blocks = s.residual_blocks.clone().unwrap_or_else(|| vec![base.model.residual_blocks]);
         let seeds = s.seeds.clone().unwrap_or_else(|| vec![base.run.seed]);
         // A list given empty would drop the whole grid without a word.
@@ -429,7 +432,8 @@ impl Study {
             })?;
             let outputs = cfg.model.kind.outputs(puzzle.num_moves());
             let n = parameter_count(&cfg.model, puzzle.encoded_len(), outputs) as u64;
-            let samples = budget.samples(n);
+            let samples =
+                budget.samples(n).map_err(|why| bad(format!("the points h{widths}-b{b}-*-s{seed}: {why}")))?;
             let name = format!("h{widths}-b{b}-d{}-s{seed}", short(samples as f64));
             cfg.train.samples = Some(samples);
             cfg.train.steps = None;
@@ -459,7 +463,7 @@ impl Study {
                 _ => return Err(bad(format!("study.extra_points[{i}]: give exactly one of samples and flops"))),
             };
             if let Some(why) = budget.invalid() {
-                return Err(bad(format!("study.extra_points[{i}]: {why}")));
+                return Err(bad(format!("study.extra_points[{i}].{}: {why}", budget.key())));
             }
             let b = e.residual_blocks.unwrap_or(base.model.residual_blocks);
             points.push(point(&e.hidden, b, &budget, e.seed.unwrap_or(base.run.seed))?);
@@ -553,20 +557,51 @@ impl Budget {
         }
     }
 
-    /// Why the budget is unusable, or `None`: it must be a number from 1 to 1e30.
+    /// The key it is written under.
+    fn key(&self) -> &'static str {
+        match self {
+            Self::Samples(_) => "samples",
+            Self::Flops(_) => "flops",
+        }
+    }
+
+    /// Why the budget is unusable, or `None`: samples are a whole number
+    /// from 1 to [`MAX_SAMPLES`], FLOPs a number from 1 to 1e30.
     fn invalid(&self) -> Option<String> {
         let v = self.value();
-        (!(v.is_finite() && (1.0..=1e30).contains(&v))).then(|| format!("budget {v:e} must be a number from 1 to 1e30"))
+        let rule = match self {
+            Self::Samples(_) if !(v.is_finite() && v.fract() == 0.0 && (1.0..=MAX_SAMPLES).contains(&v)) => {
+                format!("must be a whole number of samples from 1 to {MAX_SAMPLES:e}")
+            }
+            Self::Flops(_) if !(v.is_finite() && (1.0..=1e30).contains(&v)) => "must be a number from 1 to 1e30".into(),
+            _ => return None,
+        };
+        let shown = if v.is_finite() && v.abs() >= 1e15 { format!("{v:e}") } else { format!("{v}") };
+        Some(format!("{shown} {rule}"))
     }
 
     /// Training samples for a network of `n` parameters.
-    fn samples(&self, n: u64) -> u64 {
-        match self {
-            Self::Samples(d) => d.round() as u64,
-            Self::Flops(c) => (c / (6.0 * n as f64)).ceil().max(1.0) as u64,
+    ///
+    /// # Errors
+    /// FLOPs that would take more than [`MAX_SAMPLES`] samples.
+    fn samples(&self, n: u64) -> Result<u64, String> {
+        let d = match self {
+            Self::Samples(d) => *d,
+            Self::Flops(c) => (c / (6.0 * n as f64)).ceil().max(1.0),
+        };
+        if d > MAX_SAMPLES {
+            return Err(format!(
+                "{:e} flops would take {d:e} samples for {n} parameters, more than {MAX_SAMPLES:e}",
+                self.value()
+            ));
         }
+        Ok(d as u64)
     }
 }
+
+/// The most training samples a point may take (far beyond any CPU's or
+/// GPU's reach; a u64 holds them exactly).
+const MAX_SAMPLES: f64 = 1e18;
 
 /// `1e7`, `2.5e8`, `300`: a count in few characters, for point names.
 fn short(v: f64) -> String {

@@ -761,6 +761,19 @@ fn a_full_disk_stops_training_with_a_clear_error_and_a_resumable_checkpoint() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A copy of the folder `from` (files and folders) at `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&src, &dst)
+        } else {
+            std::fs::copy(&src, &dst).map(|_| ()).unwrap()
+        }
+    }
+}
+
 #[test]
 fn the_one_command_solve_can_be_repeated_but_chosen_labels_keep_the_overwrite_rule() {
     let dir = tmp("repeat");
@@ -783,6 +796,25 @@ fn the_one_command_solve_can_be_repeated_but_chosen_labels_keep_the_overwrite_ru
     let folder = |text: &str| text.lines().last().unwrap().trim_start_matches("results in ").to_string();
     assert_ne!(folder(&other), folder(&first), "{other}");
     assert!(Path::new(&folder(&first)).is_dir() || dir.join(folder(&first)).is_dir(), "{first}");
+    // Under one --out folder, another run's result of the same cube is
+    // kept beside the first run's, not written over it.
+    let twin = dir.join("twin");
+    copy_dir(&run_dir, &twin);
+    let shared = dir.join("shared-out");
+    let shared_s = shared.to_string_lossy().to_string();
+    let (code, mine) = once(&["--out", &shared_s]);
+    assert_eq!(code, 0, "{mine}");
+    let twin_s = twin.to_string_lossy().to_string();
+    let (code, theirs) = run(
+        SOLVE,
+        &["--run", &twin_s, "--scramble", "R U'", "--beam-width", "8", "--max-depth", "4", "--out", &shared_s],
+        &dir,
+    );
+    assert_eq!(code, 0, "{theirs}");
+    assert_ne!(folder(&mine), folder(&theirs), "{theirs}");
+    for text in [&mine, &theirs] {
+        assert!(Path::new(&folder(text)).join("instances.csv").is_file(), "both results are kept: {text}");
+    }
     let (code, _) = once(&["--label", "mine"]);
     assert_eq!(code, 0);
     let (code, text) = once(&["--label", "mine"]);
@@ -1099,6 +1131,24 @@ fn solve_messages_are_one_line_without_repeated_causes_or_long_echoes() {
             vec!["--cooling 1e300:"],
         ),
         (
+            vec!["local", "first-choice", "--problem", "queens8", "--seed", "18446744073709551615", "--trials", "2"]
+                .into_iter()
+                .chain(["--out", out_s.as_str()])
+                .collect(),
+            vec!["--seed 18446744073709551615 with --trials 2:", "seed + i"],
+        ),
+        (
+            vec!["classical", "astar", "--puzzle", "puzzle8", "--random", "2", "--goal", "1 2 3 / 4 5 6 / 7 8 8"]
+                .into_iter()
+                .chain(["--out", out_s.as_str()])
+                .collect(),
+            vec!["--goal `1 2 3 / 4 5 6 / 7 8 8`: tile 8 appears twice"],
+        ),
+        (
+            vec!["local", "first-choice", "--problem", "queens8", "--max-steps", "0", "--out", &out_s],
+            vec!["--max-steps 0: the step limit must be at least 1"],
+        ),
+        (
             vec!["classical", "astar", "--puzzle", "puzzle8", "--board", "1 2 3 / 4 5 6 / 7 8 0", "--out", &out_s]
                 .into_iter()
                 .chain(["--max-time-s", digits.as_str()])
@@ -1267,6 +1317,10 @@ fn a_failed_export_removes_what_it_wrote_and_the_folders_it_made() {
         assert!(!dir.join("nested").exists(), "{flag} left a partial export or the folders it made");
         assert_eq!(snapshot(&dir.join("runs")), before, "{flag} changed the run");
     }
+    // --no-progress has nothing to hide in an export: refused, not ignored.
+    let (code, text) = run(TRAIN, &["--export", "runs/smoke", "--to", "x", "--no-progress"], &dir);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("--no-progress") && text.contains("--export"), "{text}");
     // A parent that was there before stays.
     std::fs::create_dir_all(dir.join("kept")).unwrap();
     let (code, text) = run(TRAIN, &["--export-weights", "runs/smoke", "--to", "kept/exported"], &dir);
@@ -1391,13 +1445,13 @@ fn study_tables_are_written_only_over_regular_files() {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo {}", fifo.display());
     std::fs::write(dir.join("target.csv"), "kept").unwrap();
     let study_bin = env!("CARGO_BIN_EXE_study");
-    let (code, stderr) = stderr_of(study_bin, &["--config", "study.toml", "--fit", "--no-progress"], &dir);
+    let (code, stderr) = stderr_of(study_bin, &["--config", "study.toml", "--fit"], &dir);
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("points.csv") && stderr.contains("a FIFO, not a regular file"), "{stderr}");
     assert!(std::os::unix::fs::FileTypeExt::is_fifo(&std::fs::symlink_metadata(&fifo).unwrap().file_type()));
     std::fs::remove_file(&fifo).unwrap();
     std::os::unix::fs::symlink(dir.join("target.csv"), folder.join("fit.csv")).unwrap();
-    let (code, stderr) = stderr_of(study_bin, &["--config", "study.toml", "--fit", "--no-progress"], &dir);
+    let (code, stderr) = stderr_of(study_bin, &["--config", "study.toml", "--fit"], &dir);
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("fit.csv") && stderr.contains("a symbolic link"), "{stderr}");
     assert!(std::fs::symlink_metadata(folder.join("fit.csv")).unwrap().file_type().is_symlink());

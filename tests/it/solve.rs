@@ -308,6 +308,34 @@ fn parallel_workers_give_the_same_solutions_as_one() {
     assert_eq!(solve("3"), one, "three workers must find exactly the solutions one finds, in instance order");
 }
 
+/// A test set whose optimal column cannot be right is refused: a third
+/// column under another name (e.g. half-turn lengths) before anything is
+/// searched, and an optimal length longer than a replayed solution when
+/// the solution is found, with nothing written for that width.
+#[test]
+fn a_test_set_with_wrong_optimal_lengths_is_refused() {
+    let run = shallow_run().to_str().unwrap().to_string();
+    let solved = Cube3::SOLVED.to_facelets();
+    let set = |name: &str, text: String| {
+        let path = shallow_run().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_string_lossy().to_string()
+    };
+    let htm = set("htm.tsv", format!("id\tfacelets\toptimal_htm\nc\t{solved}\t5\n"));
+    let (code, _, err) = solve_cli(&["--run", &run, "--testset", &htm, "--beam-width", "4", "--label", "htm"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("line 1: column 3 is `optimal_htm`, expected `optimal_qtm`"), "{err}");
+    assert!(!shallow_run().join("solve/htm").exists());
+    let seven = set("seven.tsv", format!("id\tfacelets\toptimal_qtm\nsolved\t{solved}\t7\n"));
+    let (code, _, err) = solve_cli(&["--run", &run, "--testset", &seven, "--beam-width", "4", "--label", "seven"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("instance solved: a replayed solution of 0 moves is shorter than the optimal length"),
+        "{err}"
+    );
+    assert!(!shallow_run().join("solve/seven/instances.csv").exists());
+}
+
 /// `solve replot` redraws a shipped sweep's plots from its tables: the
 /// length plot names the oracle, EfficientCube's table and the optimal
 /// mean of DeepCubeA's 1000 cubes (20.637, shown as 20.64), on 2^k ticks;
@@ -360,5 +388,7 @@ fn replot_redraws_a_shipped_sweep_from_its_tables() {
     std::fs::write(dir.join("summary.csv"), summary.replace("oracle:cube3-q-long", "manhattan")).unwrap();
     let (code, err) = solve(&[&dir]);
     assert!(code == 1 && err.contains("plots of an oracle sweep") && err.contains("manhattan"), "{code}: {err}");
+    let (code, err) = solve(&[&root.join("nowhere")]);
+    assert!(code == 1 && err.contains("nowhere: no such folder"), "{code}: {err}");
     let _ = std::fs::remove_dir_all(&root);
 }

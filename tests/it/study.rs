@@ -25,7 +25,13 @@ fn study_file(dir: &Path, grid: &str) -> PathBuf {
 }
 
 fn study(args: &[&str]) -> (i32, String, String) {
-    let o = command(env!("CARGO_BIN_EXE_study")).args(args).arg("--no-progress").output().unwrap();
+    let mut cmd = command(env!("CARGO_BIN_EXE_study"));
+    cmd.args(args);
+    // Only training draws a bar: --list and --fit refuse --no-progress.
+    if !args.iter().any(|a| ["--list", "--fit"].contains(a)) {
+        cmd.arg("--no-progress");
+    }
+    let o = cmd.output().unwrap();
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stdout).into(),
@@ -227,8 +233,12 @@ fn a_finished_point_must_still_follow_from_the_study_file() {
 #[test]
 fn bad_study_files_are_refused_before_anything_is_written() {
     let dir = tmp("badfile");
-    let cases: [(&str, &str, &[&str]); 6] = [
+    let cases: [(&str, &str, &[&str]); 10] = [
         ("seeds = []", "", &["study.seeds is empty"]),
+        ("samples = [450000.7]", "", &["study.samples: 450000.7 must be a whole number of samples from 1 to 1e18"]),
+        ("samples = [1e30]", "", &["study.samples: 1e30 must be a whole number"]),
+        ("", "random = 12\ntarget_length = nan", &["eval.target_length = NaN: must be a mean solution length"]),
+        ("", "random = 12\ntarget_length = -3.0", &["eval.target_length = -3:"]),
         ("", "beam_log2 = [5, 7, 5]", &["eval.beam_log2 lists 5 twice"]),
         ("", "testset = \"deepcubea-100\"\nrandom_ = 1", &["random_"]),
         ("samples = \"1e7\"", "", &["line ", "samples"]),
@@ -307,6 +317,13 @@ fn shards_split_the_grid_and_bad_studies_are_refused() {
     let (code, _, err) = study(&["--config", both.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(err.contains("study.samples") && err.contains("study.flops"), "{err}");
+    // --no-progress with a mode that draws no bar would be ignored: refused.
+    for mode in ["--list", "--fit"] {
+        let o = command(env!("CARGO_BIN_EXE_study")).args(["--config", cfg, mode, "--no-progress"]).output().unwrap();
+        let (code, err) = (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stderr));
+        assert_eq!(code, 2, "{mode}: {err}");
+        assert!(err.contains("--no-progress") && err.contains(mode), "{mode}: {err}");
+    }
     let unknown = study_file(&dir, "hidden = [[8]]\nsamples = [1e5]\nwidth = 3");
     let (code, _, err) = study(&["--config", unknown.to_str().unwrap()]);
     assert_eq!(code, 1);
