@@ -576,8 +576,7 @@ impl Budget {
             Self::Flops(_) if !(v.is_finite() && (1.0..=1e30).contains(&v)) => "must be a number from 1 to 1e30".into(),
             _ => return None,
         };
-        let shown = if v.is_finite() && v.abs() >= 1e15 { format!("{v:e}") } else { format!("{v}") };
-        Some(format!("{shown} {rule}"))
+        Some(format!("{} {rule}", crate::solve::bounds::show_number(v)))
     }
 
     /// Training samples for a network of `n` parameters.
