@@ -9,6 +9,7 @@
 #   bash benches/share_of_peak.sh                       # int8, reference v2
 #   MATMUL=f32 bash benches/share_of_peak.sh
 #   BATCHES=1024,16384 PAIRS=20 bash benches/share_of_peak.sh runs/cube3-q-long
+#   BENCH=<built inference bench> PEAK=<built train_throughput bench> ...   (a machine without cargo)
 #
 # Operations per state (OPS): for int8 the integer layers only (reference
 # v2's five 512 × 512 layers, 2.62 M; the first layer, the head and each
@@ -29,19 +30,16 @@ case "$MATMUL" in
   f32) OPS=${OPS:-2690000} ;;
   *) echo "MATMUL: f32 or int8, not '$MATMUL'" >&2; exit 2 ;;
 esac
-if [ -z "${BENCH:-}" ] || [ -z "${PEAK:-}" ]; then
-  cargo bench --bench inference --bench train_throughput --no-run >/dev/null 2>&1
-fi
-newest() { ls -t target/release/deps/"$1"-* 2>/dev/null | grep -v '\.d$' | head -1; }
-BENCH=${BENCH:-$(newest inference)}
-PEAK=${PEAK:-$(newest train_throughput)}
-[ -x "$BENCH" ] && [ -x "$PEAK" ] || { echo "no built benches (BENCH, PEAK)" >&2; exit 1; }
+case "$PAIRS" in '' | *[!0-9]* | 0) echo "PAIRS: a whole number of at least 1, not '$PAIRS'" >&2; exit 2 ;; esac
+# The built benches (BENCH, PEAK: a machine without cargo) or cargo's.
+bench() { if [ -n "${BENCH:-}" ]; then "$BENCH" "$@"; else cargo bench -q --bench inference -- "$@"; fi; }
+peaks() { if [ -n "${PEAK:-}" ]; then "$PEAK" --peak; else cargo bench -q --bench train_throughput -- --peak; fi; }
+[ -n "${BENCH:-}" ] && [ -n "${PEAK:-}" ] || cargo bench --bench inference --bench train_throughput --no-run >/dev/null 2>&1
+# fp32: the last line printed; int8: the unit the network runs (printed on standard error).
 peak() {
-  local all
-  all=$("$PEAK" --peak 2>&1)
   case "$MATMUL" in
-    f32) head -1 <<<"$all" ;;
-    int8) grep -m1 -E '^int8 \((AVX512-VNNI|AVX2)' <<<"$all" | sed 's/.*peak: \([0-9.]*\) GOP.*/\1/' ;;
+    f32) peaks 2>/dev/null | tail -n 1 ;;
+    int8) peaks 2>&1 >/dev/null | grep -m1 -E '^int8 \((AVX512-VNNI|AVX2)' | sed 's/.*peak: \([0-9.]*\) GOP.*/\1/' ;;
   esac
 }
 echo "# CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | xargs), model $(grep -m1 -E '^model\s' /proc/cpuinfo | cut -d: -f2 | xargs); $(nproc) threads; threads used: ${CUBE_ORACLE_THREADS:-2}"
@@ -52,7 +50,7 @@ echo "batch	states_per_s	peak_before	peak_after	share"
 for _ in $(seq "$PAIRS"); do
   for b in ${BATCHES//,/ }; do
     p1=$(peak)
-    s=$("$BENCH" --run "$RUN" --matmul "$MATMUL" --batches "$b" --seconds "$SECONDS_EACH" 2>/dev/null | tail -1 | cut -f5)
+    s=$(bench --run "$RUN" --matmul "$MATMUL" --batches "$b" --seconds "$SECONDS_EACH" 2>/dev/null | tail -1 | cut -f5)
     p2=$(peak)
     [ -n "$p1" ] && [ -n "$p2" ] && [ -n "$s" ] || { echo "a measurement failed (batch $b)" >&2; exit 1; }
     printf '%s\t%s\t%s\t%s\t%.3f\n' "$b" "$s" "$p1" "$p2" "$(python3 -c "print($s * $OPS / 1e9 / (($p1 + $p2) / 2))")" | tee -a "$out"
