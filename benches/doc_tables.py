@@ -240,7 +240,7 @@ V1 = "runs/reference-cube3"
 V1_SWEEP = [f"{V1}/solve/deepcubea-w7..12"]
 V1_NODEDUP = [f"{V1}/solve/deepcubea-w7..10-nodedup"]
 GPU = "runs/cube3-gpu"
-GPU_SWEEP = [f"{GPU}/solve/deepcubea-w10"]
+GPU_SWEEP = [f"{GPU}/solve/deepcubea-w7..9", f"{GPU}/solve/deepcubea-w10", f"{GPU}/solve/deepcubea-w11..12"]
 GPU_100 = [f"{GPU}/solve/deepcubea-100-w7..10"]
 WIDTH_LAW = f"{Q_LONG}/solve/width-law-deepcubea-100.csv"
 WIDTH_LAW_1000 = f"{Q_LONG}/solve/width-law-deepcubea.csv"
@@ -455,6 +455,32 @@ def gpu_1000(root):
                  f"+{pub[0] - optimal_mean:.2f}", "—", "—"])
     head = ["oracle", "training", "solved", "mean QTM", "gap to optimal", "optimal", "nodes"]
     return sources + [f"{GPU_ALL}/instances.csv"], table(head, rows)
+
+
+def gpu_widths(root):
+    """gpu.md: the GPU policy and v1 on all 1000 cubes at widths 2^7..2^12,
+    beside EfficientCube's published widths."""
+    gpu, v1 = root.sweep(GPU_SWEEP, instances=1000), root.sweep(V1_SWEEP, instances=1000)
+    rows = []
+    for w in sorted(gpu):
+        r, k = gpu[w], log2(w)
+        c = v1.get(w)
+        if c is None:
+            raise Error(f"{V1_SWEEP[0]}/summary.csv: no 1000-cube row at width {w}")
+        pub = EFFICIENTCUBE.get(k)
+        rows.append([
+            f"2^{k}",
+            f"{trim(num(r, 'solved_pct'))}%",
+            f"{num(r, 'mean_length'):.2f}",
+            f"{num(r, 'optimal_pct'):.1f}%",
+            grouped(num(r, "mean_beam_nodes")),
+            f"{trim(num(c, 'solved_pct'))}%",
+            f"{num(c, 'mean_length'):.2f}",
+            "-" if pub is None else f"{pub[0]:.2f}",
+        ])
+    head = ["width", "GPU oracle solved", "GPU oracle mean QTM", "GPU oracle optimal", "nodes",
+            "CPU oracle solved", "CPU oracle mean QTM", "EfficientCube mean QTM"]
+    return [f"{f}/summary.csv" for f in GPU_SWEEP + V1_SWEEP], table(head, rows)
 
 
 def gpu_100(root):
@@ -857,6 +883,7 @@ TABLES = [
     ("docs/results.md", "v1-dedup", v1_results(V1_SWEEP)),
     ("docs/results.md", "v1-nodedup", v1_results(V1_NODEDUP)),
     ("docs/gpu.md", "gpu-1000", gpu_1000),
+    ("docs/gpu.md", "gpu-widths", gpu_widths),
     ("docs/gpu.md", "gpu-100", gpu_100),
     ("docs/reference-v2.md", "v2-vs-policy", v2_vs_policy),
     ("docs/oracle-kinds.md", "kinds-full-budget", kinds_full_budget),
