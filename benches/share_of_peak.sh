@@ -34,7 +34,10 @@ case "$PAIRS" in '' | *[!0-9]* | 0) echo "PAIRS: a whole number of at least 1, n
 # The built benches (BENCH, PEAK: a machine without cargo) or cargo's.
 bench() { if [ -n "${BENCH:-}" ]; then "$BENCH" "$@"; else cargo bench -q --bench inference -- "$@"; fi; }
 peaks() { if [ -n "${PEAK:-}" ]; then "$PEAK" --peak; else cargo bench -q --bench train_throughput -- --peak; fi; }
-[ -n "${BENCH:-}" ] && [ -n "${PEAK:-}" ] || cargo bench --bench inference --bench train_throughput --no-run >/dev/null 2>&1
+# Build first, quietly; a failed build shows cargo's own messages.
+if [ -z "${BENCH:-}" ] || [ -z "${PEAK:-}" ]; then
+  log=$(cargo bench --bench inference --bench train_throughput --no-run 2>&1) || { echo "$log" >&2; exit 1; }
+fi
 # fp32: the last line printed; int8: the unit the network runs (printed on standard error).
 peak() {
   case "$MATMUL" in
