@@ -172,6 +172,10 @@ impl NetOracle {
         if !run_dir.is_dir() {
             return Err(LearnError::NotARun { dir: run_dir.to_path_buf(), rule: "it does not exist" });
         }
+        if !run_dir.join("config.toml").is_file() {
+            let rule = "it has no config.toml (train writes one into every run it makes)";
+            return Err(LearnError::NotARun { dir: run_dir.to_path_buf(), rule });
+        }
         let config = TrainConfig::load(&run_dir.join("config.toml"))?;
         let path = match checkpoint {
             Some(p) => p.to_path_buf(),

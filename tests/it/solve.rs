@@ -155,6 +155,7 @@ fn cli_rejects_bad_input_with_specific_messages() {
         (vec!["--run", &run, "--scramble", "R U X"], "unknown move `X`"),
         (vec!["--run", "no/such/run", "--scramble", "R"], "no/such/run is not a run directory: it does not exist"),
         (vec!["--run", "Cargo.toml", "--scramble", "R"], "Cargo.toml is not a run directory: it is a file"),
+        (vec!["--run", "src", "--scramble", "R"], "src is not a run directory: it has no config.toml"),
         (vec!["--run", &run, "--scramble", "R", "--label", "../checkpoints"], "is not a folder name"),
         (
             vec!["classical", "astar", "--puzzle", "puzzle8", "--board", "-1 2 3 / 4 5 6 / 7 8 0"],
