@@ -172,11 +172,12 @@ impl NetOracle {
         if !run_dir.is_dir() {
             return Err(LearnError::NotARun { dir: run_dir.to_path_buf(), rule: "it does not exist" });
         }
-        if !run_dir.join("config.toml").is_file() {
+        let config_path = run_dir.join("config.toml");
+        if !config_path.is_file() {
             let rule = "it has no config.toml (train writes one into every run it makes)";
             return Err(LearnError::NotARun { dir: run_dir.to_path_buf(), rule });
         }
-        let config = TrainConfig::load(&run_dir.join("config.toml"))?;
+        let config = TrainConfig::load(&config_path)?;
         let path = match checkpoint {
             Some(p) => p.to_path_buf(),
             None => checkpoint::latest(&run_dir.join("checkpoints"))?,
