@@ -171,7 +171,7 @@ impl CsvLog {
     /// whose first field is not a step number, or ends before `expected`:
     /// the message names the file (and line). Nothing is written then.
     pub fn resume(path: &Path, header: &[&str], step: u64, expected: Option<(u64, usize)>) -> Result<(Self, Resumed)> {
-        let bytes = std::fs::read(path).map_err(FileError::at("reading", path))?;
+        let bytes = crate::bounded::read_regular(path, MAX_LOG_BYTES).map_err(FileError::at("reading", path))?;
         let line_error = |line: usize, rule: String| TableError::Line { path: path.to_path_buf(), line, rule };
         let text = match std::str::from_utf8(&bytes) {
             Ok(t) => t,
@@ -293,16 +293,22 @@ impl CsvLog {
     }
 }
 
-/// A CSV file with a header, read whole.
+/// The largest log or table read (a run's `metrics.csv` is a few MB; the
+/// largest merged width-law table about 100 MB).
+pub const MAX_LOG_BYTES: u64 = 1 << 30;
+
+/// A CSV file with a header, read whole (a regular file of at most
+/// [`MAX_LOG_BYTES`]: a FIFO or a device is refused before it is read).
 fn read_frame(path: &Path) -> Result<DataFrame> {
     use polars::prelude::{CsvReadOptions, SerReader};
+    let bytes = crate::bounded::read_regular(path, MAX_LOG_BYTES).map_err(FileError::at("reading", path))?;
     // Column types from every row, not the first 100: a text column whose
     // first rows look like numbers (`hidden` = 512 before 512x512) stays text.
     CsvReadOptions::default()
         .with_has_header(true)
         .with_infer_schema_length(None)
-        .try_into_reader_with_file_path(Some(path.to_path_buf()))
-        .and_then(|r| r.finish())
+        .into_reader_with_file_handle(std::io::Cursor::new(bytes))
+        .finish()
         .map_err(polars(format!("reading {}", path.display())))
 }
 

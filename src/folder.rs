@@ -120,6 +120,9 @@ pub struct FolderLock {
     shared: bool,
     /// A shared holder's own stamp file, locked while it lives.
     stamp: Option<(File, PathBuf)>,
+    /// The shared locks of the runs this folder lies in (a fine-tune's
+    /// `init/` lies in the fine-tune's run), released after this one.
+    outer: Vec<FolderLock>,
 }
 
 impl Drop for FolderLock {
@@ -218,7 +221,16 @@ pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
 /// [`FolderError::Locked`] naming the `train` that holds the run, or an I/O
 /// error.
 pub fn lock_shared(dir: &Path) -> Result<FolderLock, FolderError> {
-    acquire(dir, true)
+    let mut lock = acquire(dir, true)?;
+    // A run nested in another (a fine-tune's `init/`) is part of it: its
+    // readers hold the outer run too, so that `train` of the outer run
+    // cannot replace it while they read.
+    if let Some(at) = lexical_absolute(dir) {
+        for outer in at.ancestors().skip(1).take(MAX_RUN_DEPTH).filter(|p| crate::rundir::is_run(p)) {
+            lock.outer.push(acquire(outer, true)?);
+        }
+    }
+    Ok(lock)
 }
 
 fn acquire(given: &Path, shared: bool) -> Result<FolderLock, FolderError> {
@@ -278,7 +290,7 @@ fn acquire(given: &Path, shared: bool) -> Result<FolderLock, FolderError> {
             for stale in reader_stamps(dir) {
                 let _ = std::fs::remove_file(stale);
             }
-            return Ok(FolderLock { file, path, shared, stamp: None });
+            return Ok(FolderLock { file, path, shared, stamp: None, outer: Vec::new() });
         }
         // Best effort: a stamp that cannot be written only costs the name in
         // a refusal message ("holder unknown").
@@ -296,7 +308,7 @@ fn acquire(given: &Path, shared: bool) -> Result<FolderLock, FolderError> {
                 None
             }
         };
-        return Ok(FolderLock { file, path, shared, stamp });
+        return Ok(FolderLock { file, path, shared, stamp, outer: Vec::new() });
     }
     Err(FolderError::Locked { dir: given.to_path_buf(), holder: "the lock file keeps changing".to_string() })
 }
@@ -366,9 +378,9 @@ impl IfExists {
 }
 
 /// The marker file every output folder carries: which tool made it and
-/// whether it was finished. Only folders with it (or, for folders written
-/// before markers existed, holding nothing but `solve`'s own tables and
-/// plots) are ever replaced.
+/// whether it was finished. Only folders with it are ever replaced: a
+/// folder of tables and plots without one may be the user's own analysis,
+/// however much it looks like `solve`'s.
 pub const MARKER: &str = ".cube-oracle-output";
 
 /// What an existing path at an output folder's place is.
@@ -393,39 +405,18 @@ fn classify(target: &Path) -> Found {
     if crate::rundir::is_run(target) {
         return Found::Foreign("it is a training run");
     }
-    match std::fs::read_to_string(target.join(MARKER)) {
+    match crate::bounded::read_regular_text(&target.join(MARKER), 4096) {
         Ok(text) if text.lines().any(|l| l == "state = complete") => Found::Finished,
         Ok(_) => Found::Interrupted,
-        Err(_) if made_before_markers(target) => Found::Finished,
-        Err(_) => Found::Foreign("it has no output marker and holds files solve does not write"),
+        Err(_) => Found::Foreign("it has no output marker, so it is not a folder this tool is known to have made"),
     }
 }
 
 /// Whether `dir` is a finished output folder of this tool (marked
-/// complete, or made before markers): one whose plots `solve replot` may
-/// redraw.
+/// complete): one whose plots `solve replot` may redraw.
 #[must_use]
 pub fn is_finished_output(dir: &Path) -> bool {
     matches!(classify(dir), Found::Finished)
-}
-
-/// A folder from before markers: `summary.csv` and nothing but CSV tables,
-/// and PNG and SVG plots (loose or in `plots/`), or temporaries of them.
-fn made_before_markers(dir: &Path) -> bool {
-    fn ours(path: &Path, plots_only: bool) -> bool {
-        let Ok(entries) = std::fs::read_dir(path) else { return false };
-        entries.flatten().all(|e| {
-            let name = e.file_name().to_string_lossy().to_string();
-            let Ok(kind) = e.file_type() else { return false };
-            if kind.is_dir() {
-                return !plots_only && name == "plots" && ours(&e.path(), true);
-            }
-            let table = !plots_only && name.ends_with(".csv");
-            let temporary = name.contains(".tmp") || name.contains(".partial-");
-            kind.is_file() && (table || name.ends_with(".png") || name.ends_with(".svg") || temporary)
-        })
-    }
-    dir.join("summary.csv").is_file() && ours(dir, false)
 }
 
 fn write_marker(dir: &Path, complete: bool) -> Result<(), FolderError> {

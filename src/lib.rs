@@ -22,6 +22,7 @@ macro_rules! say {
     }};
 }
 
+pub mod bounded;
 pub mod checksum;
 #[cfg(feature = "tables")]
 pub mod csvlog;

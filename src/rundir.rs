@@ -122,7 +122,7 @@ fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
         return None;
     }
     let mut bytes = Vec::new();
-    std::fs::File::open(path).ok()?.take(cap + 1).read_to_end(&mut bytes).ok()?;
+    crate::bounded::open_regular(path).ok()?.take(cap + 1).read_to_end(&mut bytes).ok()?;
     (bytes.len() as u64 <= cap).then_some(bytes)
 }
 
@@ -159,7 +159,8 @@ fn has_our_checkpoint(dir: &Path) -> bool {
     let Ok(entries) = std::fs::read_dir(dir.join("checkpoints")) else { return false };
     entries.flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".ckpt")).any(|e| {
         let mut head = [0u8; 16];
-        std::fs::File::open(e.path()).and_then(|mut f| f.read_exact(&mut head)).is_ok() && &head == CHECKPOINT_MAGIC
+        crate::bounded::open_regular(&e.path()).and_then(|mut f| f.read_exact(&mut head)).is_ok()
+            && &head == CHECKPOINT_MAGIC
     })
 }
 

@@ -1,4 +1,4 @@
-//! `study --config configs/study/<name>.toml [--shard k/n | --point NAME] [--device D] [--reevaluate] [--fresh-logs] [--fit]`: train
+//! `study --config configs/study/<name>.toml [--shard k/n | --point NAME] [--device D] [--reevaluate] [--fresh-logs] [--fit | --adopt]`: train
 //! and evaluate the points of a scaling study (`cube_oracle::study`), each
 //! an ordinary resumable run under `runs/<study>/`; `--fit` gathers the
 //! finished points into `points.csv` and fits the laws into `fit.csv`.
@@ -54,6 +54,12 @@ struct Args {
     /// Only list the points (name, parameters, samples, FLOPs, finished).
     #[arg(long)]
     list: bool,
+    /// Record the files now in the study's folder (its tables, plots and
+    /// points' `point.csv`) as the study's own, in its ledger: for a
+    /// folder written before studies kept one. Check the files first: the
+    /// study will replace them.
+    #[arg(long, conflicts_with_all = ["shard", "point", "list", "fit", "device", "switch_device", "reevaluate", "fresh_logs", "no_progress"])]
+    adopt: bool,
     /// Never draw a progress bar (while points train; --fit and --list
     /// draw none).
     #[arg(long, conflicts_with_all = ["fit", "list"])]
@@ -86,12 +92,33 @@ fn run(args: &Args) -> anyhow::Result<ExitCode> {
             DeviceArg::Gpu => DeviceKind::Gpu,
         })?;
     }
+    if args.adopt {
+        let dir = study.dir();
+        let depends = |rel: &str| {
+            study
+                .points
+                .iter()
+                .find(|p| p.table.strip_prefix(&dir).is_ok_and(|r| r.to_string_lossy() == rel))
+                .map(|p| study.dependencies(p))
+        };
+        let n = study::Ledger::adopt(&dir, &depends)?;
+        cube_oracle::say!("{}: {n} files recorded as the study's in {}", dir.display(), study::ledger::LEDGER);
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.list {
         // `finished`: evaluated, and still what the study file says; a
         // stale point is named on standard error.
+        // A folder without a ledger lists as unfinished, and says why once.
+        let ledger = match study::Ledger::for_writing(&study.dir()) {
+            Err(e @ study::StudyError::Unledgered { .. }) => {
+                eprintln!("{}", cube_oracle::folder::one_line(&e));
+                study::Ledger::read(&study.dir())?
+            }
+            other => other?,
+        };
         cube_oracle::say!("point,parameters,samples,flops,finished");
         for p in &study.points {
-            let stale = study::stale(&study, p)?;
+            let stale = study::stale(&study, &ledger, p)?;
             if let Some(why) = &stale {
                 eprintln!("point {}: {why}", p.name);
             }

@@ -1,4 +1,4 @@
-//! Adversarial search (issue #15): games behind a small [`Game`] trait and
+//! Adversarial search: games behind a small [`Game`] trait and
 //! the searches of the game lectures — minimax, αβ pruning, depth cutoff
 //! with an evaluation function, move ordering and iterative deepening —
 //! each reporting how many nodes it made. Knows nothing of burn, the cube

@@ -15,6 +15,37 @@ use crate::learn::config::{DeviceKind, Precision};
 use crate::learn::error::LearnError;
 use burn::tensor::{Device, FloatDType};
 
+/// Checks every kernel-selection variable (`CUBE_ORACLE_F32_KERNEL`,
+/// `CUBE_ORACLE_BF16_KERNEL`, `CUBE_ORACLE_INT8_KERNEL`) when `train` or
+/// `solve` starts, whether or not this run's products read it: a value
+/// that names no kernel or unit, or one this CPU lacks, is refused in one
+/// line naming the variable and the value, never quietly ignored.
+///
+/// # Errors
+/// [`LearnError::Environment`] with that line.
+pub fn check_kernel_variables() -> Result<(), LearnError> {
+    super::compiled::requested().map_err(LearnError::Environment)?;
+    super::gemm::Kernel::check_request().map_err(LearnError::Environment)?;
+    let int8 = match std::env::var("CUBE_ORACLE_INT8_KERNEL") {
+        Err(std::env::VarError::NotPresent) => return Ok(()),
+        Err(std::env::VarError::NotUnicode(_)) => {
+            return Err(LearnError::Environment("CUBE_ORACLE_INT8_KERNEL is not UTF-8: use amx or vector".into()));
+        }
+        Ok(w) => w,
+    };
+    match int8.as_str() {
+        "vector" => Ok(()),
+        "amx" if super::compiled::int8::Unit::AmxTiles.available() => Ok(()),
+        "amx" => Err(LearnError::Environment(
+            "CUBE_ORACLE_INT8_KERNEL=amx: this CPU has no AMX-INT8 (or the OS did not grant the tile state)".into(),
+        )),
+        w => Err(LearnError::Environment(format!(
+            "CUBE_ORACLE_INT8_KERNEL={:?} is not a unit: use amx or vector",
+            w.chars().take(40).collect::<String>()
+        ))),
+    }
+}
+
 /// The device for `kind`, or an error explaining how to get it.
 ///
 /// # Errors

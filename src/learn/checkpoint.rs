@@ -262,9 +262,17 @@ pub fn latest(dir: &Path) -> Result<PathBuf, LearnError> {
     list(dir)?.pop().map(|(_, p)| p).ok_or_else(|| LearnError::NoCheckpoint { dir: dir.to_path_buf() })
 }
 
+/// The largest checkpoint read: 16 GiB, over a billion parameters with
+/// Adam's two moments (the largest network a config allows on the CPU's
+/// memory is far smaller).
+pub const MAX_CHECKPOINT_BYTES: u64 = 16 << 30;
+
 /// Reads and verifies a checkpoint file.
 pub fn load(path: &Path) -> Result<Checkpoint, LearnError> {
-    let bytes = std::fs::read(path).map_err(FileError::at("cannot read checkpoint", path))?;
+    // Regular files only, and never more than the machine's memory: a path
+    // naming a FIFO or an endless device is refused before it is read.
+    let bytes = crate::bounded::read_regular(path, MAX_CHECKPOINT_BYTES)
+        .map_err(FileError::at("cannot read checkpoint", path))?;
     decode(&bytes).map_err(|reason| LearnError::Checkpoint { path: path.to_path_buf(), reason })
 }
 

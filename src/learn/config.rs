@@ -576,7 +576,12 @@ impl TrainConfig {
         use std::io::Read;
         let read = |source| ConfigError::Read { path: path.to_path_buf(), source };
         let mut text = String::new();
-        std::fs::File::open(path).map_err(read)?.take(MAX_CONFIG_BYTES + 1).read_to_string(&mut text).map_err(read)?;
+        // A FIFO or a device is refused before a byte is read.
+        crate::bounded::open_regular(path)
+            .map_err(read)?
+            .take(MAX_CONFIG_BYTES + 1)
+            .read_to_string(&mut text)
+            .map_err(read)?;
         if text.len() as u64 > MAX_CONFIG_BYTES {
             let message = format!("the file is larger than {MAX_CONFIG_BYTES} bytes (a config is a few hundred)");
             return Err(ConfigError::Parse { path: path.to_path_buf(), message });

@@ -124,7 +124,7 @@ fn write_export(run_dir: &Path, oracle: &NetOracle, to: &Path) -> Result<(), Lea
     ];
     write_atomic(&to.join("check.safetensors"), &safetensors(&check, &meta))?;
 
-    let run_meta: Value = std::fs::read(run_dir.join("meta.json"))
+    let run_meta: Value = crate::bounded::read_regular(&run_dir.join("meta.json"), crate::rundir::MAX_META_BYTES)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or(Value::Null);

@@ -25,8 +25,8 @@ type Result<T, E = LearnError> = std::result::Result<T, E>;
 /// one is kept beside as `meta.json.before-resume` and started afresh.
 pub(super) fn check_history(dir: &Path, step: u64, fresh: bool) -> Result<()> {
     let path = dir.join("meta.json");
-    let rule = match std::fs::read(&path) {
-        Err(_) => Some("is missing or unreadable".to_string()),
+    let rule = match crate::bounded::read_regular(&path, crate::rundir::MAX_META_BYTES) {
+        Err(e) => Some(format!("is missing or unreadable ({e})")),
         Ok(bytes) => match serde_json::from_slice::<serde_json::Value>(&bytes) {
             Err(e) => Some(format!("is not valid JSON ({e})")),
             Ok(v) => match (v.get("legs").and_then(|l| l.as_array()), v.get("steps_done").and_then(|s| s.as_u64())) {
@@ -123,7 +123,7 @@ impl Meta {
     pub(super) fn write(&self, dir: &Path, state: &super::checkpoint::LoopState, complete: bool) -> Result<()> {
         let path = dir.join("meta.json");
         // Keep the history of legs from an earlier meta.json.
-        let mut legs: Vec<serde_json::Value> = std::fs::read(&path)
+        let mut legs: Vec<serde_json::Value> = crate::bounded::read_regular(&path, crate::rundir::MAX_META_BYTES)
             .ok()
             .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
             .and_then(|v| v.get("legs").and_then(|l| l.as_array().cloned()))

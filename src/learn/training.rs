@@ -93,7 +93,7 @@ fn copy_tree(from: &Path, to: &Path, skip: &[&str]) -> std::result::Result<(), F
 }
 
 /// This machine's memory in bytes (`MemTotal` of `/proc/meminfo`), if known.
-fn machine_memory() -> Option<f64> {
+pub(crate) fn machine_memory() -> Option<f64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -312,6 +312,7 @@ impl PuzzleVisitor for Diagnostics<'_> {
 pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     // Fail on an unavailable device, an unknown kernel request or a network
     // too big for memory before touching the run directory.
+    backend::check_kernel_variables()?;
     let base = backend::device_with(cfg.backend.device, cfg.backend.precision)?;
     if cfg.backend.matmul == Matmul::Bf16 {
         match cfg.backend.device {
@@ -330,6 +331,25 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     let rundir::Prepared { resumed, mut pending } = rundir::prepare(&dir, opts.existing)?;
     let config_path = dir.join("config.toml");
     let saved = if resumed { Some(check_same_run(cfg, &config_path, opts.switch_device)?) } else { None };
+    // A resumed fine-tune's weights came from the source it started from
+    // (copied into `init/`): its records keep that source, whatever
+    // `finetune.from` the config gives now (the source may have moved).
+    let kept;
+    let cfg = match (&saved, &cfg.finetune) {
+        (Some(s), Some(f)) if s.finetune.as_ref().is_some_and(|sf| sf.from != f.from) => {
+            let mut c = cfg.clone();
+            c.finetune.clone_from(&s.finetune);
+            let was = s.finetune.as_ref().map_or_else(String::new, |sf| sf.from.display().to_string());
+            eprintln!(
+                "finetune.from is now {}, but the run started from {was} (its weights are in init/): \
+                 config.toml and meta.json keep {was}",
+                f.from.display()
+            );
+            kept = c;
+            &kept
+        }
+        _ => cfg,
+    };
 
     set_threads(cfg.train.threads);
     backend::tune_allocator();

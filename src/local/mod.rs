@@ -1,4 +1,4 @@
-//! Local search (issue #15): the hill-climbing family and simulated
+//! Local search: the hill-climbing family and simulated
 //! annealing over problems with a complete-state formulation, where every
 //! state is a candidate solution and the answer is the final state, not a
 //! path. Two problems are built in: N-queens with one queen per column

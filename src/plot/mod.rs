@@ -162,19 +162,29 @@ impl Chart {
         }
         let png = stem.with_extension("png");
         let svg = stem.with_extension("svg");
-        let tmp = stem.with_extension(format!("partial-{}.png", std::process::id()));
-        let drawn = (|| {
-            let root = BitMapBackend::new(&tmp, (960, 640)).into_drawing_area();
+        // Drawn in memory and encoded here, then written as every other
+        // file is: a failing disk is reported with the OS's words, never
+        // as plotters' debug text.
+        let (w, h) = (960u32, 640u32);
+        let mut rgb = vec![0u8; (w * h * 3) as usize];
+        {
+            let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
             self.draw(&root).map_err(draw_error(&png))?;
             root.present().map_err(draw_error(&png))?;
-            drop(root);
-            std::fs::rename(&tmp, &png)
-                .map_err(|e| PlotError::from(FileError::at("renaming a finished picture to", &png)(e)))
-        })();
-        if drawn.is_err() {
-            let _ = std::fs::remove_file(&tmp);
         }
-        drawn?;
+        let mut encoded = Vec::new();
+        {
+            let mut encoder = png::Encoder::new(&mut encoded, w, h);
+            encoder.set_color(png::ColorType::Rgb);
+            encoder.set_depth(png::BitDepth::Eight);
+            // Adaptive row filters: plots are mostly flat colour, which
+            // they compress to about half the size of a fixed filter.
+            encoder.set_adaptive_filter(png::AdaptiveFilterType::Adaptive);
+            encoder.set_compression(png::Compression::Best);
+            let mut writer = encoder.write_header().map_err(draw_error(&png))?;
+            writer.write_image_data(&rgb).map_err(draw_error(&png))?;
+        }
+        write_atomic(&png, &encoded)?;
         let mut text = String::new();
         {
             let root = SVGBackend::with_string(&mut text, (960, 640)).into_drawing_area();

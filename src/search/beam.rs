@@ -50,6 +50,7 @@ use super::kind::{MoveDistribution, Queries};
 use super::oracle::Oracle;
 use crate::puzzle::{MoveId, Puzzle, Recent};
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Oracle calls take at most this many rows unless the oracle asks for
 /// more ([`Oracle::batch_rows`]), bounding the input buffer.
@@ -57,6 +58,34 @@ pub const ORACLE_CHUNK: usize = 4096;
 /// Largest beam width accepted (2^24 candidates × 12 moves would not fit in
 /// memory on the machines this targets).
 pub const MAX_WIDTH: usize = 1 << 24;
+
+/// Bytes a beam search of `width` over a puzzle with `moves` moves, states
+/// of `state` bytes and keys of `key` bytes holds at its peak, to depth
+/// `max_depth`: the beam and the next one with their scores and histories,
+/// every candidate (and, for an oracle that scores children, every child),
+/// the duplicate sets at their load factor, the oracle's outputs, and the
+/// links of every depth kept for the path. The network's own buffers are
+/// bounded by [`ORACLE_CHUNK`] rows and left out.
+///
+/// ```
+/// use cube_oracle::search::beam::memory_bytes;
+/// // The cube (64-byte states, 16-byte keys, 12 moves) at 2^18, 60 deep:
+/// let bytes = memory_bytes(1 << 18, 60, 12, 64, 16);
+/// assert!(bytes > 400 << 20 && bytes < 2 << 30, "{bytes}");
+/// // Linear in the width.
+/// assert_eq!(memory_bytes(2 << 18, 60, 12, 64, 16), 2 * bytes);
+/// ```
+#[must_use]
+pub fn memory_bytes(width: usize, max_depth: usize, moves: usize, state: usize, key: usize) -> u64 {
+    let recent = std::mem::size_of::<Recent>();
+    let candidate = std::mem::size_of::<Candidate>();
+    let per_state = 2 * (state + 8 + recent)          // this beam and the next
+        + moves * (candidate + 4)                       // candidates and outputs
+        + moves * (state + candidate)                   // children scored by the oracle
+        + 2 * moves * 2 * (key + 8)                     // two duplicate sets, half full
+        + max_depth * std::mem::size_of::<(u32, MoveId)>(); // links of every depth
+    (width as u64).saturating_mul(per_state as u64)
+}
 
 /// Beam-search settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,6 +161,23 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
     start: &P::State,
     cfg: &BeamConfig,
 ) -> Result<BeamOutcome<P::Key>, SearchError> {
+    static NEVER: AtomicBool = AtomicBool::new(false);
+    beam_search_until(puzzle, oracle, start, cfg, &NEVER)
+}
+
+/// [`beam_search`] that gives up with [`SearchError::Stopped`] at the first
+/// depth after `stop` is set (another worker's search failed, and the rest
+/// of this one would be thrown away).
+///
+/// # Errors
+/// As [`beam_search`], and [`SearchError::Stopped`].
+pub fn beam_search_until<P: Puzzle, O: Oracle>(
+    puzzle: &P,
+    oracle: &mut O,
+    start: &P::State,
+    cfg: &BeamConfig,
+    stop: &AtomicBool,
+) -> Result<BeamOutcome<P::Key>, SearchError> {
     if cfg.width == 0 || cfg.width > MAX_WIDTH {
         return Err(SearchError::WidthOutOfRange { width: cfg.width, max: MAX_WIDTH });
     }
@@ -201,6 +247,9 @@ pub fn beam_search<P: Puzzle, O: Oracle>(
     let mut onto: Vec<f64> = Vec::new();
 
     for depth in 1..=cfg.max_depth {
+        if stop.load(Ordering::Relaxed) {
+            return Err(SearchError::Stopped);
+        }
         let n = beam.len();
         out.expanded += n as u64;
         cands.clear();

@@ -29,6 +29,10 @@ pub enum SearchError {
         /// The puzzle's moves.
         moves: usize,
     },
+    /// Stopped between depths because another search of the same sweep
+    /// failed ([`super::beam::beam_search_until`]).
+    #[error("stopped: another search of the sweep failed")]
+    Stopped,
     /// The oracle failed.
     #[error("the oracle failed: {0}")]
     Oracle(#[from] OracleError),

@@ -23,7 +23,7 @@ pub mod rbfs;
 pub mod symmetric;
 pub mod table;
 
-pub use beam::{BeamConfig, BeamOutcome, DepthStats, beam_search};
+pub use beam::{BeamConfig, BeamOutcome, DepthStats, beam_search, beam_search_until};
 pub use best_first::{Priority, best_first};
 pub use breadth_first::breadth_first;
 pub use error::{OracleError, SearchError};

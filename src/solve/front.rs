@@ -132,6 +132,7 @@ fn no_ensemble(k: usize, name: &str) -> Result<Option<Vec<Transform>>, SolveErro
 impl FrontEnd for Cube3Puzzle {
     fn instances(self, input: &Input, _: Option<&Goal>) -> Result<(Self, Loaded<Self::State>), SolveError> {
         let loaded = input::cubes(input, &self)?;
+        input::check_optimal(&self, &loaded.0)?;
         Ok((self, loaded))
     }
 
@@ -177,6 +178,7 @@ impl FrontEnd for Cube3Puzzle {
 impl FrontEnd for Cube2Puzzle {
     fn instances(self, input: &Input, _: Option<&Goal>) -> Result<(Self, Loaded<Self::State>), SolveError> {
         let loaded = input::cube2s(input, &self)?;
+        input::check_optimal(&self, &loaded.0)?;
         Ok((self, loaded))
     }
 
@@ -210,7 +212,9 @@ impl FrontEnd for Cube2Puzzle {
 
 impl FrontEnd for Sliding {
     fn instances(self, input: &Input, goal: Option<&Goal>) -> Result<(Self, Loaded<Self::State>), SolveError> {
-        input::boards(input, self.n(), goal)
+        let (puzzle, loaded) = input::boards(input, self.n(), goal)?;
+        input::check_optimal(&puzzle, &loaded.0)?;
+        Ok((puzzle, loaded))
     }
 
     /// Twice the run's longest training walk (EfficientCube's rule: 160 for

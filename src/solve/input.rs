@@ -72,6 +72,33 @@ pub struct Case<S> {
 /// of its state (so that different cubes get different folders).
 pub type Loaded<S> = (Vec<Case<S>>, String);
 
+/// Refuses a set whose optimal length contradicts its state: 0 for a state
+/// that is not the goal (no search could match it), or more than 0 for the
+/// goal itself.
+///
+/// # Errors
+/// [`SolveError::Invalid`] naming the instance.
+pub fn check_optimal<P: Puzzle>(puzzle: &P, cases: &[Case<P::State>]) -> Result<(), SolveError> {
+    for c in cases {
+        match (c.optimal, puzzle.is_goal(&c.state)) {
+            (Some(0), false) => {
+                return Err(invalid!(
+                    format!("instance {}", super::bounds::shorten(&c.id)),
+                    "has optimal length 0 in its set, but it is not the goal: the set is wrong"
+                ));
+            }
+            (Some(n), true) if n > 0 => {
+                return Err(invalid!(
+                    format!("instance {}", super::bounds::shorten(&c.id)),
+                    "is the goal, but its set gives it optimal length {n}: the set is wrong"
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 fn tag<P: Puzzle>(puzzle: &P, s: &P::State) -> String {
     format!("{:012x}", fnv1a(format!("{:?}", puzzle.key(s)).as_bytes()) & 0xffff_ffff_ffff)
 }

@@ -33,7 +33,9 @@ use crate::learn::inference::NetOracle;
 use crate::puzzle::{MoveId, Puzzle, replay};
 use crate::registry::PuzzleKind;
 use crate::search::symmetric::{Mean, SymmetricOracle, Transform};
-use crate::search::{BeamConfig, BeamOutcome, Oracle, OracleKind, Status, beam_search, effective_branching_factor};
+use crate::search::{
+    BeamConfig, BeamOutcome, Oracle, OracleKind, SearchError, Status, beam_search_until, effective_branching_factor,
+};
 use crate::statistics::pearson;
 use error::{SolveError, invalid};
 use front::{FrontEnd, FrontVisitor};
@@ -164,6 +166,7 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
     if let Some(d) = opts.max_depth {
         bounds::oracle_depth(d)?;
     }
+    crate::learn::backend::check_kernel_variables()?;
     // Held while the run's oracle is read and searched with: `train` cannot
     // resume or replace the run meanwhile (nor start while it is held).
     // (A run that `train` is just creating is no run yet, but is locked.)
@@ -376,6 +379,7 @@ fn sweep_with<P: Puzzle>(
         None => default_max_depth(&oracle.config)?,
     };
     let symmetry = transforms.len();
+    check_beam_memory::<P>(opts, puzzle.num_moves(), max_depth, cases.len())?;
     let about = provenance::describe(opts, &oracle, cases.len(), max_depth, symmetry);
     let oracle = SymmetricOracle::new(oracle, transforms, Mean::Arithmetic)?;
     let kind = oracle.kind();
@@ -431,9 +435,43 @@ fn sweep_with<P: Puzzle>(
     Ok(output.commit()?)
 }
 
+/// Refuses, before anything is written, a sweep whose widest beam (the
+/// escalation's included) times its workers would not fit in this
+/// machine's memory ([`crate::search::beam::memory_bytes`]).
+fn check_beam_memory<P: Puzzle>(
+    opts: &SolveOptions,
+    moves: usize,
+    max_depth: usize,
+    cases: usize,
+) -> Result<(), SolveError> {
+    let Some(memory) = crate::learn::training::machine_memory() else { return Ok(()) };
+    let widest = opts.widths.iter().copied().chain([opts.escalate_to]).max().unwrap_or(1);
+    let jobs = opts.jobs.clamp(1, cases.max(1));
+    let one = crate::search::beam::memory_bytes(
+        widest,
+        max_depth,
+        moves,
+        std::mem::size_of::<P::State>(),
+        std::mem::size_of::<P::Key>(),
+    );
+    let need = one.saturating_mul(jobs as u64);
+    if need as f64 > memory {
+        let gib = |b: f64| format!("{:.1} GiB", b / f64::from(1u32 << 30));
+        return Err(invalid!(
+            format!("a beam of width {widest} with --jobs {jobs}"),
+            "needs about {} ({} per worker, {max_depth} deep), more than this machine's {}: use a narrower \
+             width or fewer --jobs",
+            gib(need as f64),
+            gib(one as f64),
+            gib(memory)
+        ));
+    }
+    Ok(())
+}
+
 /// What the bar says once a worker has failed and the others finish the
 /// search each is on.
-const STOPPING: &str = "a search failed: stopping after the current ones";
+const STOPPING: &str = "a search failed: stopping the others at their next depth";
 
 /// A progress bar over `total` `unit`s (hidden unless `on`), for the
 /// learned and the classical searches alike.
@@ -460,11 +498,13 @@ fn solve_all<P: Puzzle, O: Oracle + Send>(
     bar: &ProgressBar,
 ) -> Result<Vec<Row<P::Key>>, SolveError> {
     let next = std::sync::atomic::AtomicUsize::new(0);
-    // A worker that fails hands out the rest of the cases to nobody: the
-    // others stop after their current search instead of finishing the width,
-    // and the bar says so while they do.
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    // A worker that fails hands out the rest of the cases to nobody, and the
+    // others give up their current search at its next depth instead of
+    // finishing it and the width; the bar says so while they stop.
     let stop_all = |e: SolveError| {
         next.store(cases.len(), std::sync::atomic::Ordering::Relaxed);
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
         bar.set_message(STOPPING);
         e
     };
@@ -474,7 +514,12 @@ fn solve_all<P: Puzzle, O: Oracle + Send>(
             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let Some(case) = cases.get(i) else { return Ok(rows) };
             let t = Instant::now();
-            let out = beam_search(puzzle, oracle, &case.state, cfg).map_err(|e| stop_all(e.into()))?;
+            let out = match beam_search_until(puzzle, oracle, &case.state, cfg, &stop) {
+                Ok(out) => out,
+                // Another worker's error is the sweep's: this one just stops.
+                Err(SearchError::Stopped) => return Ok(rows),
+                Err(e) => return Err(stop_all(e.into())),
+            };
             let elapsed_s = t.elapsed().as_secs_f64();
             let solution = match &out.solution {
                 Some(path) => {
@@ -491,6 +536,13 @@ fn solve_all<P: Puzzle, O: Oracle + Send>(
                 None => String::new(),
             };
             let length = out.solution.as_ref().map(Vec::len);
+            // A solution shorter than the set's optimum proves the set wrong:
+            // the sweep stops now, not after the width.
+            if let (Some(length), Some(optimal)) = (length, case.optimal)
+                && length < optimal as usize
+            {
+                return Err(stop_all(SolveError::BelowOptimal { id: case.id.clone(), length, optimal }));
+            }
             // Beam search generates every candidate and expands every beam
             // state (one oracle evaluation each).
             let record = Record {
@@ -787,5 +839,84 @@ mod tests {
         // if it started after the failure), not the 39 cases left.
         assert!(bar.position() <= 1, "{} searches finished after the failure", bar.position());
         assert_eq!(bar.message(), STOPPING);
+    }
+
+    /// A uniform 12-move oracle that counts its forwards once the bar says
+    /// the sweep is stopping.
+    struct Counting {
+        bar: ProgressBar,
+        after: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+        fails: bool,
+    }
+
+    impl Oracle for Counting {
+        fn num_moves(&self) -> usize {
+            12
+        }
+        fn predict(&mut self, _inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
+            if self.fails {
+                // Fail once the other worker is deep in its search.
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                return Err(OracleError("the device went away".into()));
+            }
+            if !self.bar.message().is_empty() {
+                self.after.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            out[..rows * 12].fill(-(12f32.ln()));
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failing_worker_stops_the_others_within_one_depth_of_their_search() {
+        use crate::cube3::{Cube3, Cube3Puzzle};
+        let puzzle = Cube3Puzzle::new(Metric::Qtm);
+        let turns = notation::parse("R U F' L D2 B R' U' F2 L' D B2 R U2 F").unwrap();
+        let state = Cube3::from_turns(&turns);
+        // A uniform oracle at width 8 does not solve a 15-turn scramble:
+        // each search runs all 400 depths unless it is stopped.
+        let cases: Vec<Case<Cube3>> = (0..4).map(|i| Case { id: format!("c{i}"), state, optimal: None }).collect();
+        let cfg = BeamConfig { width: 8, max_depth: 400, dedup: true, prune: true, record_beams: false };
+        let bar = ProgressBar::hidden();
+        let after = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let mut oracles = vec![
+            Counting { bar: bar.clone(), after: after.clone(), fails: true },
+            Counting { bar: bar.clone(), after: after.clone(), fails: false },
+        ];
+        let err = solve_all(&puzzle, &mut oracles, &cases, &cfg, &bar).map(|_| ()).unwrap_err();
+        assert!(err.to_string().contains("the device went away"), "{err}");
+        let n = after.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(n <= 2, "the healthy worker ran {n} more depths after the failure");
+    }
+
+    #[test]
+    fn a_solution_below_the_sets_optimum_stops_the_sweep_at_once() {
+        let puzzle = Cube2Puzzle::new(Metric::Qtm);
+        let turns = crate::cube2::notation::parse("R").unwrap();
+        let state = Cube2::from_turns(&turns);
+        // A wrong optimal column: 11 moves for one quarter turn, which the
+        // search solves at its first depth.
+        let cases: Vec<Case<Cube2>> =
+            (0..200).map(|i| Case { id: format!("c{i}"), state, optimal: Some(11) }).collect();
+        let cfg = BeamConfig { width: 64, max_depth: 14, dedup: true, prune: true, record_beams: false };
+        let bar = ProgressBar::hidden();
+        let mut oracles = vec![Uniform6, Uniform6];
+        let err = solve_all(&puzzle, &mut oracles, &cases, &cfg, &bar).map(|_| ()).unwrap_err();
+        assert!(matches!(err, SolveError::BelowOptimal { .. }), "{err}");
+        // Stopped at the first such instance (and the search the other
+        // worker was on), not after the 200 of the width.
+        assert!(bar.position() <= 2, "{} searches finished", bar.position());
+    }
+
+    struct Uniform6;
+
+    impl Oracle for Uniform6 {
+        fn num_moves(&self) -> usize {
+            6
+        }
+        fn predict(&mut self, _inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
+            out[..rows * 6].fill(-(6f32.ln()));
+            Ok(())
+        }
     }
 }

@@ -123,11 +123,12 @@ pub(crate) fn read_file(path: &str, built_in: &[&str]) -> Result<String, SolveEr
         )
     };
     let read = |source| SolveError::Read { path: path.into(), source };
-    let file = std::fs::File::open(path).map_err(read)?;
-    if file.metadata().is_ok_and(|m| m.is_file() && m.len() > MAX_SET_BYTES) {
+    // A FIFO or a device is refused before a byte is read (a FIFO would
+    // hang the open, a device be read without end).
+    let file = crate::bounded::open_regular(Path::new(path)).map_err(read)?;
+    if file.metadata().is_ok_and(|m| m.len() > MAX_SET_BYTES) {
         return Err(too_large());
     }
-    // Devices and pipes have no length to check: read one byte past the limit.
     let mut bytes = Vec::new();
     file.take(MAX_SET_BYTES + 1).read_to_end(&mut bytes).map_err(read)?;
     if bytes.len() as u64 > MAX_SET_BYTES {

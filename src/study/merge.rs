@@ -57,6 +57,12 @@ pub fn merge(study: &Study) -> Result<Merged, StudyError> {
     // Shards that end together merge one after the other, each over every
     // point finished by then.
     let _one_at_a_time = lock_waiting(&dir)?;
+    // Only the study's own files are replaced or removed: each output is
+    // checked against the ledger before anything is written.
+    let mut ledger = super::ledger::Ledger::for_writing(&dir)?;
+    for rel in MERGED {
+        ledger.check(&dir.join(rel))?;
+    }
     let mut header: Option<String> = None;
     let mut body = String::new();
     let mut finished = 0;
@@ -65,11 +71,11 @@ pub fn merge(study: &Study) -> Result<Merged, StudyError> {
         if !path.is_file() {
             continue;
         }
-        if let Some(why) = super::stale(study, p)? {
+        if let Some(why) = super::stale(study, &ledger, p)? {
             eprintln!("left out: point {}: {why}", p.name);
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(path) else { continue };
+        let Ok(text) = crate::bounded::read_regular_text(path, crate::csvlog::MAX_LOG_BYTES) else { continue };
         let mut lines = text.lines();
         let Some(h) = lines.next() else { continue };
         match &header {
@@ -94,12 +100,29 @@ pub fn merge(study: &Study) -> Result<Merged, StudyError> {
         for stale in OUTPUTS {
             super::remove_stale(&dir.join(stale))?;
         }
+        ledger.settle(&MERGED)?;
         return Ok(Merged { points: 0, table, fits: None });
     };
     write_atomic(&table, format!("{header}\n{body}").as_bytes()).map_err(crate::csvlog::TableError::from)?;
-    let fits = fit_all(study, &table)?;
-    Ok(Merged { points: finished, table, fits })
+    let fits = fit_all(study, &table);
+    // What was written is recorded, even when a later table failed.
+    ledger.settle(&MERGED)?;
+    Ok(Merged { points: finished, table, fits: fits? })
 }
+
+/// Every file a merge writes or removes, relative to the study's folder.
+const MERGED: [&str; 10] = [
+    "points.csv",
+    "fit.csv",
+    "forecasts.csv",
+    "frontier.csv",
+    "plots/loss-vs-flops.png",
+    "plots/loss-vs-flops.svg",
+    "plots/isoflop.png",
+    "plots/isoflop.svg",
+    "plots/frontier.png",
+    "plots/frontier.svg",
+];
 
 /// The tables a merge writes in the study's folder.
 const OUTPUTS: [&str; 4] = ["points.csv", "fit.csv", "forecasts.csv", "frontier.csv"];
@@ -108,7 +131,7 @@ const OUTPUTS: [&str; 4] = ["points.csv", "fit.csv", "forecasts.csv", "frontier.
 const MERGE_WAIT: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// The study folder's lock, waited for (a merge takes seconds).
-fn lock_waiting(dir: &std::path::Path) -> Result<crate::folder::FolderLock, StudyError> {
+pub(super) fn lock_waiting(dir: &std::path::Path) -> Result<crate::folder::FolderLock, StudyError> {
     let start = std::time::Instant::now();
     let mut said = false;
     loop {

@@ -15,6 +15,7 @@
 
 mod forecast;
 mod include;
+pub mod ledger;
 pub mod merge;
 
 use crate::csvlog::{Col, read_columns, read_text_column, write_table};
@@ -28,6 +29,7 @@ use crate::search::OracleKind;
 use crate::solve::error::SolveError;
 use crate::solve::input::Input;
 use crate::solve::{self, SolveOptions};
+pub use ledger::Ledger;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -124,6 +126,51 @@ pub enum StudyError {
         /// Its folder.
         dir: PathBuf,
     },
+    /// A file at a path the study writes is not the study's (not in its
+    /// ledger, or changed since): never replaced nor removed.
+    #[error(
+        "{}: {why}; refusing to replace or remove it: move it away (or give the study another `study.name` or \
+         `study.out_dir`)",
+        path.display()
+    )]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// Why it is not the study's.
+        why: &'static str,
+    },
+    /// The study's folder holds files of the names the study writes but
+    /// no ledger: written before ledgers, or by something else.
+    #[error(
+        "{}: holds {count} file(s) of the names a study writes ({first}) but no study ledger ({}); if they are \
+         this study's, written before studies kept a ledger, `study --adopt` records them as they are; otherwise \
+         move them away",
+        dir.display(),
+        ledger::LEDGER
+    )]
+    Unledgered {
+        /// The study's folder.
+        dir: PathBuf,
+        /// The first few such files, relative, comma-separated.
+        first: String,
+        /// How many there are.
+        count: usize,
+    },
+    /// A finished point's run has no checkpoint left to evaluate it with.
+    #[error(
+        "point {point}: its run {} has trained ({steps} steps in its meta.json) but has no checkpoint left to \
+         evaluate or resume it with; the study never trains such a run again over its folder: restore its \
+         checkpoints/, or move the folder aside to train the point afresh",
+        dir.display()
+    )]
+    NoCheckpoint {
+        /// The point.
+        point: String,
+        /// Its run.
+        dir: PathBuf,
+        /// Steps its `meta.json` records.
+        steps: u64,
+    },
     /// The study's folder could not be locked for a merge.
     #[error(transparent)]
     Lock(crate::folder::FolderError),
@@ -219,16 +266,17 @@ impl EvalSection {
             (None, n) => format!("random {} seed {}; beam_log2 {widths}", n.unwrap_or(1), self.seed.unwrap_or(0)),
         }
     }
+}
 
-    /// The instances every point is solved on.
-    fn input(&self) -> Result<Input, SolveError> {
-        match (&self.testset, self.random) {
-            (Some(t), _) => Ok(Input::TestSet(t.clone())),
-            (None, n) => Ok(Input::Random {
-                n: solve::bounds::instance_count("eval.random =", n.unwrap_or(1))?,
-                seed: self.seed.unwrap_or(0),
-            }),
-        }
+/// The instances every point is solved on: `eval`'s, with its test set
+/// resolved to `testset`.
+fn eval_input(eval: &EvalSection, testset: Option<&str>) -> Result<Input, SolveError> {
+    match (testset, eval.random) {
+        (Some(t), _) => Ok(Input::TestSet(t.to_string())),
+        (None, n) => Ok(Input::Random {
+            n: solve::bounds::instance_count("eval.random =", n.unwrap_or(1))?,
+            seed: eval.seed.unwrap_or(0),
+        }),
     }
 }
 
@@ -279,6 +327,12 @@ pub struct Study {
     pub points: Vec<Point>,
     /// The study's folder, `<out_dir>/<name>` (included runs live elsewhere).
     dir: PathBuf,
+    /// `eval.testset` resolved: a file's path relative to the study file,
+    /// or the built-in set's name.
+    testset: Option<String>,
+    /// What the evaluation's instances are, for the points' records: the
+    /// built-in set's name, or the file's checksum.
+    testset_print: String,
 }
 
 /// Largest grid accepted.
@@ -331,7 +385,11 @@ impl Study {
         let read = |source| StudyError::Read { path: path.into(), source };
         let bad = |message: String| StudyError::Invalid { path: path.into(), message };
         let mut bytes = Vec::new();
-        std::fs::File::open(path).map_err(read)?.take(MAX_STUDY_BYTES + 1).read_to_end(&mut bytes).map_err(read)?;
+        crate::bounded::open_regular(path)
+            .map_err(read)?
+            .take(MAX_STUDY_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(read)?;
         if bytes.len() as u64 > MAX_STUDY_BYTES {
             return Err(bad(format!(
                 "the file is larger than {MAX_STUDY_BYTES} bytes (a study file is a few hundred)"
@@ -348,8 +406,9 @@ impl Study {
             )));
         }
         let base_path = path.parent().unwrap_or(Path::new(".")).join(&s.base);
-        let base =
-            TrainConfig::load(&base_path).map_err(|e| bad(format!("study.base {}: {e}", base_path.display())))?;
+        // The whole chain of causes: the OS's reason a base cannot be read included.
+        let base = TrainConfig::load(&base_path)
+            .map_err(|e| bad(format!("study.base {}: {}", base_path.display(), crate::folder::one_line(&e))))?;
         if let Some(f) = &base.finetune {
             return Err(bad(format!(
                 "study.base {} has a [finetune] section (from {}); a study's points start from random weights",
@@ -412,9 +471,25 @@ impl Study {
         if let Some(kind) = s.kind {
             recipe.model.kind = kind;
         }
+        // A test-set file is found beside the study file, as `study.base`
+        // is; a name that is no file there is a built-in set's.
+        let here = path.parent().unwrap_or(Path::new("."));
+        let testset = eval.testset.as_ref().map(|t| {
+            let beside = here.join(t);
+            if beside.is_file() { beside.to_string_lossy().to_string() } else { t.clone() }
+        });
+        let testset_print = match &testset {
+            Some(t) if Path::new(t).is_file() => {
+                let bytes = crate::bounded::read_regular(Path::new(t), crate::solve::bounds::MAX_SET_BYTES)
+                    .map_err(|e| bad(format!("eval.testset {t}: {e}")))?;
+                format!("test set file with checksum {:016x}", crate::checksum::fnv1a(&bytes))
+            }
+            Some(t) => format!("test set {t}"),
+            None => "random instances".to_string(),
+        };
         // The evaluation's instances are read now, not after the first
         // point has trained.
-        let input = eval.input().map_err(|e| bad(crate::folder::one_line(&e)))?;
+        let input = eval_input(eval, testset.as_deref()).map_err(|e| bad(crate::folder::one_line(&e)))?;
         solve::instance_count(&recipe, &input).map_err(|e| bad(format!("eval: {}", crate::folder::one_line(&e))))?;
         // One shape at one budget and seed, trained under the study's folder.
         let point = |hidden: &[usize], b: usize, budget: &Budget, seed: u64| -> Result<Point, StudyError> {
@@ -468,7 +543,6 @@ impl Study {
             let b = e.residual_blocks.unwrap_or(base.model.residual_blocks);
             points.push(point(&e.hidden, b, &budget, e.seed.unwrap_or(base.run.seed))?);
         }
-        let here = path.parent().unwrap_or(Path::new("."));
         for (i, run) in s.include_runs.iter().enumerate() {
             let p = include::point(&recipe, &here.join(run), &out_dir, &puzzle)
                 .map_err(|why| bad(format!("study.include_runs[{i}] {}: {why}", run.display())))?;
@@ -482,13 +556,33 @@ impl Study {
         // Cheapest first, so a study stopped part-way (or a shard of it)
         // has finished as many points as its time allowed.
         points.sort_by(|a, b| a.flops().total_cmp(&b.flops()).then_with(|| a.name.cmp(&b.name)));
-        Ok(Self { path: path.into(), config, points, dir: out_dir })
+        Ok(Self { path: path.into(), config, points, dir: out_dir, testset, testset_print })
     }
 
     /// The study's folder, `<out_dir>/<name>`.
     #[must_use]
     pub fn dir(&self) -> PathBuf {
         self.dir.clone()
+    }
+
+    /// What `point`'s results depend on besides the study file, as its
+    /// record in the ledger keeps it: the identity of its run (seed, and
+    /// when its first leg started: a run trained again is another run) and
+    /// the evaluation's instances (a built-in set, or a file's checksum).
+    #[must_use]
+    pub fn dependencies(&self, point: &Point) -> String {
+        let run = match run_meta(&point.config.run_dir()) {
+            Ok(m) => {
+                let started = m["legs"][0]["started_unix"].as_u64().or_else(|| m["leg_started_unix"].as_u64());
+                let seed = m["seed"].as_u64().unwrap_or(point.config.run.seed);
+                match started {
+                    Some(t) => format!("run seed {seed}, first leg started at unix time {t}"),
+                    None => format!("run seed {seed}"),
+                }
+            }
+            Err(_) => "run without a readable meta.json".to_string(),
+        };
+        format!("{run}; {}", self.testset_print)
     }
 
     /// The points of shard `k` of `n`: every n-th point from the k-th.
@@ -701,9 +795,17 @@ pub struct PointOptions {
 ///
 /// # Errors
 /// Its table or saved config cannot be read.
-pub fn stale(study: &Study, point: &Point) -> Result<Option<Stale>, StudyError> {
+pub fn stale(study: &Study, ledger: &Ledger, point: &Point) -> Result<Option<Stale>, StudyError> {
     if let Some(why) = retrained(point)? {
         return Ok(Some(why));
+    }
+    if std::fs::symlink_metadata(&point.table).is_err() {
+        return Ok(None);
+    }
+    // A table the study did not write there (copied from another point,
+    // edited) says nothing about this point.
+    if let Err(StudyError::Foreign { why, .. }) = ledger.check(&point.table) {
+        return Ok(Some(Stale::Foreign { why }));
     }
     if !point.table.is_file() {
         return Ok(None);
@@ -718,7 +820,11 @@ pub fn stale(study: &Study, point: &Point) -> Result<Option<Stale>, StudyError> 
         Err(crate::csvlog::TableError::Column { .. }) => Some("(not recorded)".into()),
         Err(e) => return Err(e.into()),
     };
-    Ok(was.map(|was| Stale::Evaluation { was, now }))
+    if let Some(was) = was {
+        return Ok(Some(Stale::Evaluation { was, now }));
+    }
+    let now = study.dependencies(point);
+    Ok(ledger.depends(&point.table).filter(|was| *was != now).map(|was| Stale::Dependency { was: was.into(), now }))
 }
 
 /// Why a point must be trained again: the recipe of its run (a study
@@ -762,6 +868,21 @@ pub enum Stale {
         /// The study's now.
         now: String,
     },
+    /// Its table is not the one the study wrote (not in the ledger, or
+    /// changed since).
+    Foreign {
+        /// Why, in words.
+        why: &'static str,
+    },
+    /// What its results depend on changed since they were recorded
+    /// ([`Study::dependencies`]): its run was trained again, or the test
+    /// set's file changed.
+    Dependency {
+        /// As recorded.
+        was: String,
+        /// Now.
+        now: String,
+    },
 }
 
 impl std::fmt::Display for Stale {
@@ -780,6 +901,14 @@ impl std::fmt::Display for Stale {
             Self::Evaluation { was, now } => {
                 write!(f, "evaluated with `{was}`, the study's [eval] is now `{now}`; --reevaluate evaluates it again")
             }
+            Self::Foreign { why } => {
+                write!(f, "its {POINT_FILE} is not the study's ({why}); move it away to evaluate the point again")
+            }
+            Self::Dependency { was, now } => write!(
+                f,
+                "its results were recorded for `{was}`, which is now `{now}` (its run was trained again, or the \
+                 test set changed); --reevaluate evaluates it again"
+            ),
         }
     }
 }
@@ -796,19 +925,34 @@ impl std::fmt::Display for Stale {
 pub fn run_point(study: &Study, point: &Point, opts: PointOptions) -> Result<PointState, StudyError> {
     let PointOptions { progress, switch_device, reevaluate, fresh_logs } = opts;
     let dir = point.config.run_dir();
-    match stale(study, point)? {
+    // A study writes only into a folder it made (or one adopted).
+    let ledger = Ledger::for_writing(&study.dir)?;
+    match stale(study, &ledger, point)? {
         None if point.table.is_file() => return Ok(PointState::Skipped),
         None => {}
         Some(Stale::Evaluation { was, now }) if reevaluate => {
             eprintln!("  evaluated with `{was}`: evaluating it again with `{now}`");
         }
+        Some(Stale::Dependency { was, now }) if reevaluate => {
+            eprintln!("  recorded for `{was}`: evaluating it again for `{now}`");
+        }
+        Some(Stale::Foreign { why }) => return Err(StudyError::Foreign { path: point.table.clone(), why }),
         Some(why) => return Err(StudyError::Stale { point: point.name.clone(), why: why.to_string() }),
     }
     // A run started on another device (a grid's largest points on a GPU)
     // is left to that device until it has trained; its evaluation is the
     // CPU's either way.
     let resumable = crate::rundir::has_checkpoint(&dir);
-    let complete = resumable && run_meta(&dir).is_ok_and(|m| trained(&m));
+    let meta = run_meta(&dir).ok();
+    let complete = resumable && meta.as_ref().is_some_and(trained);
+    // A run that has trained (to the end, or past a checkpoint) but has no
+    // checkpoint left is never trained again over its folder: that would
+    // replace whatever the user keeps there (every shipped point is such a
+    // run, its checkpoints left out of the repository).
+    let steps_done = meta.as_ref().and_then(|m| m["steps_done"].as_u64()).unwrap_or(0);
+    if !resumable && (steps_done > 0 || meta.as_ref().is_some_and(trained)) {
+        return Err(StudyError::NoCheckpoint { point: point.name.clone(), dir, steps: steps_done });
+    }
     let elsewhere = started_on(&dir).filter(|&d| resumable && !switch_device && d != point.config.backend.device);
     if let Some(device) = elsewhere.filter(|_| !complete) {
         return Ok(PointState::OtherDevice(device));
@@ -858,8 +1002,8 @@ pub fn run_point(study: &Study, point: &Point, opts: PointOptions) -> Result<Poi
         }
     };
     let eval = &study.config.eval;
-    let input =
-        eval.input().map_err(|source| StudyError::Solve { point: point.name.clone(), source: Box::new(source) })?;
+    let input = eval_input(eval, study.testset.as_deref())
+        .map_err(|source| StudyError::Solve { point: point.name.clone(), source: Box::new(source) })?;
     let widths: Vec<usize> = eval.beam_log2.iter().map(|&k| 1usize << k).collect();
     let opts = SolveOptions {
         run_dir: dir.clone(),
@@ -890,6 +1034,11 @@ pub fn run_point(study: &Study, point: &Point, opts: PointOptions) -> Result<Poi
     let solved = solve::run(&opts)
         .map_err(|source| StudyError::Solve { point: point.name.clone(), source: Box::new(source) })?;
     check_table_path(&point.table)?;
+    // The ledger again, under the study's lock: another shard may have
+    // recorded its own point meanwhile.
+    let _one_at_a_time = merge::lock_waiting(&study.dir)?;
+    let mut ledger = Ledger::for_writing(&study.dir)?;
+    ledger.check(&point.table)?;
     let cols = ["width", "instances", "solved_pct", "mean_length", "optimal_pct", "mean_forwards", "mean_elapsed_s"];
     let s = read_columns(&solved.join("summary.csv"), &cols)?;
     let rows = s[0].len();
@@ -919,5 +1068,6 @@ pub fn run_point(study: &Study, point: &Point, opts: PointOptions) -> Result<Poi
             ("evaluation", text(eval.describe())),
         ],
     )?;
+    ledger.record(&point.table, Some(study.dependencies(point)))?;
     Ok(PointState::Done)
 }

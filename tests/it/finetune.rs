@@ -143,7 +143,14 @@ fn a_finetune_starts_from_its_source_and_resumes_without_it() {
     let stop = TrainOptions { max_steps_this_leg: Some(50), ..TrainOptions::new(Existing::Refuse) };
     assert!(training::run(&legs, &stop).unwrap().stopped_early);
     std::fs::rename(out.join("source"), out.join("source-moved")).unwrap();
+    // Resumed with `finetune.from` naming the moved source: the weights came
+    // from the old path, and the run's records keep it.
+    let started_from = out.join("source");
+    legs.finetune = Some(FinetuneSection { from: out.join("source-moved"), targets: FinetuneTargets::Bellman });
     training::run(&legs, &TrainOptions::new(Existing::Resume)).unwrap();
+    let saved = TrainConfig::load(&out.join("bellman-legs/config.toml")).unwrap();
+    assert_eq!(saved.finetune.map(|f| f.from), Some(started_from.clone()));
+    assert_eq!(meta(&out.join("bellman-legs"))["finetune"]["from"].as_str(), started_from.to_str());
     let loss = |run: &str| column(&out.join(run).join("metrics.csv"), "loss");
     assert_eq!(loss("bellman"), loss("bellman-legs"));
     // Bellman targets only lower the walk's, so its loss differs from the walk fine-tune's.

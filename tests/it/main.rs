@@ -25,6 +25,8 @@ mod games;
 mod heuristics;
 #[cfg(feature = "learn")]
 mod inference_precision;
+#[cfg(feature = "learn")]
+mod inputs;
 mod local_search;
 #[cfg(feature = "learn")]
 mod oracle_kinds;

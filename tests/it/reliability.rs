@@ -1,6 +1,6 @@
 //! Nothing a user types destroys their data, tested on the real binaries:
-//! labels are names (the four destructive `--label … --overwrite` cases of
-//! issue #17 are refused and delete nothing), an interrupted `--overwrite`
+//! labels are names (destructive `--label … --overwrite` cases are
+//! refused and delete nothing), an interrupted `--overwrite`
 //! keeps the old results, runs and output folders are locked while in use
 //! (and a killed holder never blocks), resume keeps the logged history or
 //! stops with the file and line, a full disk stops training with a
@@ -300,11 +300,21 @@ fn overwrite_replaces_only_folders_that_solve_or_train_made() {
     std::fs::create_dir_all(&thesis).unwrap();
     std::fs::write(thesis.join("thesis.tex"), "years of work").unwrap();
     std::fs::write(dir.join("notes.txt"), "a file").unwrap();
+    // An analysis of the user's that looks like solve's results: a
+    // summary.csv beside other tables and plots, but no output marker.
+    let analysis = dir.join("analysis");
+    std::fs::create_dir_all(analysis.join("plots")).unwrap();
+    for (name, text) in [("summary.csv", "width,mean\n1,2\n"), ("mine.csv", "a\n1\n"), ("plots/fig.svg", "<svg/>")] {
+        std::fs::write(analysis.join(name), text).unwrap();
+    }
+    std::fs::write(analysis.join("fig.png"), [0x89, b'P', b'N', b'G']).unwrap();
     let before = snapshot(&dir);
-    // A folder of the user's, a run's checkpoint folder, a whole run, a file.
+    // A folder of the user's (one that looks like solve's results too), a
+    // run's checkpoint folder, a whole run, a file.
     let runs_s = dir.join("runs").to_string_lossy().to_string();
     for (out, label, why) in [
         (".", "precious_dir", "no output marker"),
+        (".", "analysis", "no output marker"),
         (run_s.as_str(), "checkpoints", "no output marker"),
         (runs_s.as_str(), "smoke", "it is a training run"),
         (".", "notes.txt", "it is not a folder"),

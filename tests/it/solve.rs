@@ -327,14 +327,28 @@ fn a_test_set_with_wrong_optimal_lengths_is_refused() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("line 1: column 3 is `optimal_htm`, expected `optimal_qtm`"), "{err}");
     assert!(!shallow_run().join("solve/htm").exists());
-    let seven = set("seven.tsv", format!("id\tfacelets\toptimal_qtm\nsolved\t{solved}\t7\n"));
-    let (code, _, err) = solve_cli(&["--run", &run, "--testset", &seven, "--beam-width", "4", "--label", "seven"]);
+    // The goal with a length, a scrambled cube with none: refused as read.
+    let r = Cube3::from_turns(&cube_oracle::cube3::notation::parse("R").unwrap()).to_facelets();
+    for (label, row, expected) in [
+        (
+            "seven",
+            format!("solved\t{solved}\t7"),
+            "instance solved: is the goal, but its set gives it optimal length 7",
+        ),
+        ("zero", format!("r\t{r}\t0"), "instance r: has optimal length 0 in its set, but it is not the goal"),
+    ] {
+        let path = set(&format!("{label}.tsv"), format!("id\tfacelets\toptimal_qtm\n{row}\n"));
+        let (code, _, err) = solve_cli(&["--run", &run, "--testset", &path, "--beam-width", "4", "--label", label]);
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains(expected), "{err}");
+        assert!(!shallow_run().join("solve").join(label).exists());
+    }
+    // One quarter turn given 3 moves: the replayed solution proves the set wrong.
+    let three = set("three.tsv", format!("id\tfacelets\toptimal_qtm\nr\t{r}\t3\n"));
+    let (code, _, err) = solve_cli(&["--run", &run, "--testset", &three, "--beam-width", "4", "--label", "three"]);
     assert_eq!(code, 1, "{err}");
-    assert!(
-        err.contains("instance solved: a replayed solution of 0 moves is shorter than the optimal length"),
-        "{err}"
-    );
-    assert!(!shallow_run().join("solve/seven/instances.csv").exists());
+    assert!(err.contains("instance r: a replayed solution of 1 moves is shorter than the optimal length"), "{err}");
+    assert!(!shallow_run().join("solve/three/instances.csv").exists());
 }
 
 /// `solve replot` redraws a shipped sweep's plots from its tables: the
@@ -348,7 +362,8 @@ fn replot_redraws_a_shipped_sweep_from_its_tables() {
     let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("runs/cube3-q-long/solve/deepcubea-w7..10");
     let dir = root.join("sweep");
     std::fs::create_dir_all(&dir).unwrap();
-    for table in ["instances.csv", "summary.csv", "scaling.csv"] {
+    // The tables and the marker that says `solve` finished the folder.
+    for table in ["instances.csv", "summary.csv", "scaling.csv", cube_oracle::folder::MARKER] {
         std::fs::copy(from.join(table), dir.join(table)).unwrap();
     }
     let solve = |args: &[&Path]| {

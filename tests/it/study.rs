@@ -28,7 +28,7 @@ fn study(args: &[&str]) -> (i32, String, String) {
     let mut cmd = command(env!("CARGO_BIN_EXE_study"));
     cmd.args(args);
     // Only training draws a bar: --list and --fit refuse --no-progress.
-    if !args.iter().any(|a| ["--list", "--fit"].contains(a)) {
+    if !args.iter().any(|a| ["--list", "--fit", "--adopt"].contains(a)) {
         cmd.arg("--no-progress");
     }
     let o = cmd.output().unwrap();
@@ -360,23 +360,13 @@ fn slow_a_nine_point_study_fits_its_loss_law() {
     assert!(dir.join("s/plots/frontier.png").is_file() && dir.join("s/plots/frontier.svg").is_file());
     // A point without a loss (its log lost, or a diverged run) leaves the
     // loss fits, named, and keeps its place in the solve-quality ones.
+    // Its `eval.csv` lost, a point evaluated again records no loss.
     let first = column(&dir.join("s/points.csv"), "point")[0].clone();
-    let table = dir.join("s").join(&first).join("point.csv");
-    let text = std::fs::read_to_string(&table).unwrap();
-    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
-    let at = header.iter().position(|&h| h == "held_out_loss").unwrap();
-    let blanked: Vec<String> = text
-        .lines()
-        .enumerate()
-        .map(|(i, line)| {
-            let mut cells: Vec<&str> = line.split(',').collect();
-            if i > 0 {
-                cells[at] = "";
-            }
-            cells.join(",") + "\n"
-        })
-        .collect();
-    std::fs::write(&table, blanked.concat()).unwrap();
+    std::fs::remove_file(dir.join("s").join(&first).join("eval.csv")).unwrap();
+    std::fs::remove_file(dir.join("s").join(&first).join("point.csv")).unwrap();
+    let (code, out, err) = study(&["--config", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("no held-out loss"), "{err}");
     let (code, out, err) = study(&["--config", file.to_str().unwrap(), "--fit"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(err.contains("left out of the loss fits") && err.contains(&first), "{err}");
@@ -626,6 +616,12 @@ fn a_killed_study_resumes_its_point_and_ends_as_if_never_stopped() {
     for partial in [true, false] {
         std::fs::remove_file(run.join("point.csv")).unwrap();
         std::fs::remove_dir_all(run.join("checkpoints")).unwrap();
+        // What such a run's `meta.json` says: no step trained yet.
+        let meta = run.join("meta.json");
+        let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(&meta).unwrap()).unwrap();
+        m["steps_done"] = 0.into();
+        m["complete"] = false.into();
+        std::fs::write(&meta, m.to_string()).unwrap();
         if partial {
             std::fs::create_dir(run.join("checkpoints")).unwrap();
             std::fs::write(run.join("checkpoints/.step-00000010.ckpt.tmp1"), b"cut").unwrap();
@@ -673,5 +669,161 @@ fn a_point_folder_study_did_not_make_is_never_replaced() {
         let top = files.iter().map(|(f, _)| f.split('/').next().unwrap()).collect::<std::collections::BTreeSet<_>>();
         assert_eq!(std::fs::read_dir(&foreign).unwrap().count(), top.len(), "nothing was added to it");
     }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_study_writes_only_into_what_it_made() {
+    let dir = tmp("ledger");
+    let file = study_file(&dir, "hidden = [[8]]\nsamples = [240000]");
+    let cfg = file.to_str().unwrap();
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap();
+    // A folder of the study's name holding the user's own tables and plots:
+    // neither training nor --fit touches it.
+    std::fs::create_dir_all(dir.join("s/plots")).unwrap();
+    std::fs::write(dir.join("s/points.csv"), "mine\n").unwrap();
+    std::fs::write(dir.join("s/plots/isoflop.png"), "mine").unwrap();
+    for args in [&["--config", cfg][..], &["--config", cfg, "--fit"]] {
+        let (code, out, err) = study(args);
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        assert!(err.contains("points.csv") && err.contains("no study ledger") && err.contains("--adopt"), "{err}");
+        assert_eq!(read(&dir.join("s/points.csv")), "mine\n");
+        assert_eq!(read(&dir.join("s/plots/isoflop.png")), "mine");
+    }
+    assert!(std::fs::read_dir(dir.join("s")).unwrap().count() == 2, "no point was trained");
+    std::fs::remove_file(dir.join("s/points.csv")).unwrap();
+    std::fs::remove_dir_all(dir.join("s/plots")).unwrap();
+    let (code, out, err) = study(&["--config", cfg]);
+    assert_eq!(code, 0, "{out}{err}");
+    // The user's fit.csv beside the study's tables: one point fits no law,
+    // so --fit would remove a fit.csv of its own; it refuses the user's.
+    let fit = dir.join("s/fit.csv");
+    std::fs::write(&fit, "my fit\n").unwrap();
+    let (code, out, err) = study(&["--config", cfg, "--fit"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("fit.csv") && err.contains("the study did not write it"), "{err}");
+    assert_eq!(read(&fit), "my fit\n");
+    std::fs::remove_file(&fit).unwrap();
+    // A point table changed since the study wrote it (or copied from
+    // another point) is not the point's: listed unfinished and named, left
+    // out of the tables, and never overwritten.
+    let name = column(&dir.join("s/points.csv"), "point")[0].clone();
+    let table = dir.join("s").join(&name).join("point.csv");
+    let edited = read(&table).replace(&name, "another-point");
+    std::fs::write(&table, &edited).unwrap();
+    let (_, list, err) = study(&["--config", cfg, "--list"]);
+    assert!(list.lines().nth(1).unwrap().ends_with(",false"), "{list}");
+    assert!(err.contains(&name) && err.contains("not what the study wrote"), "{err}");
+    let (code, _, err) = study(&["--config", cfg]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("point.csv") && err.contains("refusing to replace"), "{err}");
+    assert_eq!(read(&table), edited);
+    // --adopt records the folder as it is: the edited table becomes the study's.
+    let (code, out, err) = study(&["--config", cfg, "--adopt"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (_, list, _) = study(&["--config", cfg, "--list"]);
+    assert!(list.lines().nth(1).unwrap().ends_with(",true"), "{list}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_finished_point_without_checkpoints_is_never_trained_again() {
+    let dir = tmp("no-checkpoint");
+    let file = study_file(&dir, "hidden = [[8]]\nsamples = [240000]");
+    let cfg = file.to_str().unwrap();
+    let (code, out, err) = study(&["--config", cfg]);
+    assert_eq!(code, 0, "{out}{err}");
+    let name = column(&dir.join("s/points.csv"), "point")[0].clone();
+    let run = dir.join("s").join(&name);
+    // As every shipped point is: trained, its checkpoints left out.
+    std::fs::remove_dir_all(run.join("checkpoints")).unwrap();
+    std::fs::write(run.join("notes.txt"), "the user's").unwrap();
+    let metrics = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("beam_log2 = [5, 7]", "beam_log2 = [5, 6]")).unwrap();
+    let expected = [name.as_str(), "no checkpoint left", "never trains such a run again"];
+    let (code, _, err) = study(&["--config", cfg, "--reevaluate"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(expected.iter().all(|e| err.contains(e)), "{err}");
+    // Without its table (unfinished, then) the run is not trained again either.
+    std::fs::remove_file(run.join("point.csv")).unwrap();
+    let (code, _, err) = study(&["--config", cfg]);
+    assert_eq!(code, 1, "{err}");
+    assert!(expected.iter().all(|e| err.contains(e)), "{err}");
+    assert_eq!(std::fs::read_to_string(run.join("metrics.csv")).unwrap(), metrics, "not trained again");
+    assert_eq!(std::fs::read_to_string(run.join("notes.txt")).unwrap(), "the user's");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_point_whose_included_run_was_trained_again_is_unfinished() {
+    let dir = tmp("retrained");
+    let first = study_file(&dir, "hidden = [[8]]\nsamples = [240000]");
+    let (code, out, err) = study(&["--config", first.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let name = column(&dir.join("s/points.csv"), "point")[0].clone();
+    let trained = dir.join("s").join(&name);
+    let other = dir.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/cube2-reference.toml");
+    let second = other.join("study.toml");
+    std::fs::write(
+        &second,
+        format!(
+            "[study]\nname = \"t\"\nbase = {base:?}\nout_dir = {other:?}\nhidden = [[12]]\nsamples = [200000]\n\
+             include_runs = [{trained:?}]\n\n[eval]\nrandom = 12\nseed = 3\nbeam_log2 = [5]\n"
+        ),
+    )
+    .unwrap();
+    let cfg = second.to_str().unwrap();
+    let (code, out, err) = study(&["--config", cfg]);
+    assert_eq!(code, 0, "{out}{err}");
+    let finished = |list: &str| list.lines().filter(|l| l.ends_with(",true")).count();
+    assert_eq!(finished(&study(&["--config", cfg, "--list"]).1), 2);
+    // The included run trained again from scratch (the same recipe, budget
+    // and seed): another run, whose old results must not count.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let o = command(env!("CARGO_BIN_EXE_train"))
+        .args(["--config", trained.join("config.toml").to_str().unwrap(), "--overwrite", "--no-progress"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let (_, list, err) = study(&["--config", cfg, "--list"]);
+    assert_eq!(finished(&list), 1, "{list}");
+    assert!(err.contains(&name) && err.contains("trained again"), "{err}");
+    let (code, _, err) = study(&["--config", cfg]);
+    assert_eq!(code, 1, "{err}");
+    let (code, out, err) = study(&["--config", cfg, "--reevaluate"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(finished(&study(&["--config", cfg, "--list"]).1), 2);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_test_set_file_is_found_beside_the_study_and_its_edits_unfinish_the_points() {
+    let dir = tmp("testset");
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/puzzle8-smoke.toml");
+    std::fs::write(dir.join("set.tsv"), "id\ttiles\na\t1 2 3 4 5 6 7 0 8\nb\t1 2 3 4 5 6 0 7 8\n").unwrap();
+    let file = dir.join("study.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[study]\nname = \"s\"\nbase = {base:?}\nout_dir = {dir:?}\nhidden = [[16]]\nsamples = [20000]\n\n\
+             [eval]\ntestset = \"set.tsv\"\nbeam_log2 = [2]\n"
+        ),
+    )
+    .unwrap();
+    let cfg = file.to_str().unwrap();
+    // Run from the crate's folder: the set is found beside the study file,
+    // as its base config is, not in the working directory.
+    let (code, out, err) = study(&["--config", cfg]);
+    assert_eq!(code, 0, "{out}{err}");
+    let finished = |list: &str| list.lines().nth(1).unwrap().ends_with(",true");
+    assert!(finished(&study(&["--config", cfg, "--list"]).1));
+    // The same file name, other boards: the point was scored on others.
+    std::fs::write(dir.join("set.tsv"), "id\ttiles\na\t1 2 3 4 5 6 7 0 8\nb\t1 2 3 4 0 6 7 5 8\n").unwrap();
+    let (_, list, err) = study(&["--config", cfg, "--list"]);
+    assert!(!finished(&list), "{list}");
+    assert!(err.contains("test set changed") && err.contains("checksum"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }

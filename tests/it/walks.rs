@@ -1,4 +1,4 @@
-//! Training-walk kinds and depth distributions (issue #13, item 2): the
+//! Training-walk kinds and depth distributions: the
 //! default reproduces the batches made before they existed (digests taken
 //! from that code), non-backtracking walks never revisit a state and give
 //! labels closer to the true distance on the 8-puzzle (checked against the
