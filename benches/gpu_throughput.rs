@@ -106,6 +106,8 @@ fn run(a: &Args) -> anyhow::Result<()> {
         depths: cfg.data.depths,
         size: batch,
         seed: 0,
+        labels: cfg.data.labels,
+        pool: cfg.data.label_pool(),
     };
     // Distinct batches, as training sees them, reused round-robin.
     let host: Vec<_> = (0..4).map(|i| make_batch(&puzzle, &spec, i)).collect::<Result<_, _>>()?;

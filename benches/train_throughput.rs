@@ -22,7 +22,7 @@ use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use cube_oracle::cube3::{Cube3Puzzle, Metric};
 use cube_oracle::learn::config::{Encoding, ModelSection, Norm};
-use cube_oracle::learn::data::{BatchSpec, Depths, make_batch};
+use cube_oracle::learn::data::{BatchSpec, Depths, Labels, make_batch};
 use cube_oracle::learn::gemm::{self, Kernel, View};
 use cube_oracle::learn::model::{OracleNet, forward_macs, parameter_count};
 use cube_oracle::scramble::{WalkKind, WalkLength};
@@ -165,6 +165,8 @@ fn main() {
         depths: Depths::AllPrefixes,
         size: batch,
         seed: 0,
+        labels: Labels::Walk,
+        pool: 1,
     };
     let b = make_batch(&puzzle, &spec, 0).expect("valid spec");
 

@@ -5,13 +5,13 @@
 //! shape, data, optimiser, schedule, run length) have no defaults and must
 //! be written in the file; only plumbing knobs (log/checkpoint cadence,
 //! threads, evaluation-set size, output folder) have defaults, and so do
-//! `data.walk` and `data.depths`, whose defaults are the data of every run
-//! made before they existed. After
+//! `data.walk`, `data.depths` and `data.labels`, whose defaults are the
+//! data of every run made before they existed. After
 //! parsing, [`TrainConfig::validate`] checks ranges and cross-field rules;
 //! each [`ConfigError`] names the key and the offending value.
 
 use crate::cube3::Metric;
-use crate::learn::data::Depths;
+use crate::learn::data::{Depths, Labels};
 use crate::registry::{AnyPuzzle, PuzzleKind};
 use crate::scramble::{WalkKind, WalkLength};
 use crate::search::OracleKind;
@@ -277,6 +277,30 @@ pub struct DataSection {
     /// prefix) or `uniform` (one sample per walk at a uniform depth).
     #[serde(default)]
     pub depths: Depths,
+    /// What the distance targets are: `walk` (the default: the walk's
+    /// step) or `trajectory-min` (lowered by identical states of a pool of
+    /// batches and along each walk; `crate::learn::data::pool_labels`).
+    #[serde(default)]
+    pub labels: Labels,
+    /// Batches per pool of `trajectory-min` labels (default
+    /// [`DEFAULT_LABEL_POOL`]; only with `trajectory-min`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_pool: Option<usize>,
+}
+
+/// Batches per pool of trajectory-minimum labels when `data.label_pool` is
+/// not given: 64 batches, 133,120 states at the cube's 2,080 per batch.
+pub const DEFAULT_LABEL_POOL: usize = 64;
+
+/// The largest `data.label_pool` accepted.
+pub const MAX_LABEL_POOL: usize = 4096;
+
+impl DataSection {
+    /// Batches per pool of trajectory-minimum labels.
+    #[must_use]
+    pub fn label_pool(&self) -> usize {
+        self.label_pool.unwrap_or(DEFAULT_LABEL_POOL)
+    }
 }
 
 /// Input encodings.
@@ -716,6 +740,35 @@ impl TrainConfig {
                 "needs data.depths = \"all-prefixes\" (the next move is that of the walk's next sample); \
                  with \"uniform\" depths there is none",
             ));
+        }
+        match (self.data.labels, self.data.label_pool) {
+            (Labels::Walk, Some(p)) => {
+                return Err(invalid(
+                    "data.label_pool",
+                    p,
+                    "applies to data.labels = \"trajectory-min\"; with \"walk\" labels there is no pool",
+                ));
+            }
+            (Labels::TrajectoryMin, Some(p)) if !(1..=MAX_LABEL_POOL).contains(&p) => {
+                return Err(invalid("data.label_pool", p, format!("must be in 1..={MAX_LABEL_POOL} batches")));
+            }
+            _ => {}
+        }
+        if self.data.labels == Labels::TrajectoryMin {
+            if self.data.depths != Depths::AllPrefixes {
+                return Err(invalid(
+                    "data.labels",
+                    "trajectory-min",
+                    "needs data.depths = \"all-prefixes\" (labels are propagated along each walk's samples)",
+                ));
+            }
+            if self.model.kind != OracleKind::QDistance {
+                return Err(invalid(
+                    "data.labels",
+                    "trajectory-min",
+                    format!("applies to kind = \"q-distance\"; this config's kind is \"{}\"", self.model.kind),
+                ));
+            }
         }
         let o = &self.optim;
         if !(o.lr.is_finite() && o.lr > 0.0 && o.lr <= 10.0) {

@@ -20,6 +20,18 @@
 //! ([`Scrambler::complete_walk`]), so a batch's depths follow the same law
 //! for both kinds; `random` walks with `all-prefixes` keep exactly the
 //! batches made before walk kinds existed.
+//!
+//! What a sample's regression targets are is the label rule ([`Labels`]):
+//! `walk` (the default) uses the walk's step, an upper bound on the true
+//! distance; `trajectory-min` makes the bound tighter without a network.
+//! Batches are grouped into pools of `pool` consecutive batches; within a
+//! pool, identical states anywhere are collapsed to their smallest label,
+//! and along each walk a state's label is at most one more than its
+//! neighbour's on the walk (either side, the goal counting 0), repeated
+//! until nothing changes ([`pool_labels`]). Each label is still a path
+//! length to the goal, so it never falls below the true distance nor above
+//! the walk step. The pool is a pure function of `(seed, pool index)`, so
+//! batch `i` stays a pure function of `(seed, i)`.
 
 use crate::puzzle::Puzzle;
 use crate::scramble::{ScrambleError, Scrambler, Step, WalkKind, WalkLength};
@@ -64,6 +76,63 @@ impl std::fmt::Display for Depths {
     }
 }
 
+/// What a sample's distance labels are (config key `data.labels`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Labels {
+    /// The walk's step.
+    #[default]
+    Walk,
+    /// The walk's step, lowered by identical states of a pool of batches
+    /// and propagated along each walk ([`pool_labels`]).
+    TrajectoryMin,
+}
+
+impl Labels {
+    /// Every rule, in the order the docs list them.
+    pub const ALL: [Labels; 2] = [Labels::Walk, Labels::TrajectoryMin];
+
+    /// The name used in configs, `meta.json` and tables.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Walk => "walk",
+            Self::TrajectoryMin => "trajectory-min",
+        }
+    }
+}
+
+impl std::fmt::Display for Labels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Per-sample caps on a batch's regression targets (`f32::INFINITY` where
+/// there is none): from trajectory-minimum labels, or a Bellman fine-tune's
+/// starting network.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bounds {
+    /// On the target of the sample's own output (the walk's step back).
+    pub back: Vec<f32>,
+    /// On the target of the walk's next move (`Batch::forward`).
+    pub forward: Vec<f32>,
+}
+
+impl Bounds {
+    /// The smaller of two bounds, sample by sample.
+    #[must_use]
+    pub fn min(mut self, other: &Bounds) -> Bounds {
+        for (a, b) in self.back.iter_mut().zip(&other.back) {
+            *a = a.min(*b);
+        }
+        for (a, b) in self.forward.iter_mut().zip(&other.forward) {
+            *a = a.min(*b);
+        }
+        self
+    }
+}
+
 /// What a batch is made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BatchSpec {
@@ -79,6 +148,10 @@ pub struct BatchSpec {
     pub size: usize,
     /// Run seed.
     pub seed: u64,
+    /// Which distances the targets are.
+    pub labels: Labels,
+    /// Batches per pool of trajectory-minimum labels (unused by `walk`).
+    pub pool: usize,
 }
 
 /// One batch of samples, row-major.
@@ -102,6 +175,11 @@ pub struct Batch {
     /// move of the cubes; two to four slides of a sliding puzzle). Ranking
     /// rules look only at these outputs.
     pub legal: Vec<u32>,
+    /// With trajectory-minimum labels, the caps they put on the targets:
+    /// `back` the label of the state that undoing the sample's move reaches
+    /// (the walk's previous state, 0 for the goal), `forward` that of the
+    /// walk's next state. `None` with walk labels.
+    pub bounds: Option<Bounds>,
 }
 
 impl Batch {
@@ -173,6 +251,25 @@ pub fn for_each_sample<P: Puzzle>(
 
 /// Makes batch `index` (encoded) in the calling thread.
 pub fn make_batch<P: Puzzle>(puzzle: &P, spec: &BatchSpec, index: u64) -> Result<Batch, ScrambleError> {
+    make_batch_cached(puzzle, spec, index, &mut None)
+}
+
+/// The trajectory-minimum labels of one pool, kept by a data worker for
+/// the pool's next batches.
+#[derive(Clone, Debug)]
+pub struct PoolCache {
+    pool: u64,
+    labels: Vec<Vec<u16>>,
+}
+
+/// [`make_batch`], reusing the labels of the pool `cache` holds (and
+/// keeping the new pool's there).
+pub fn make_batch_cached<P: Puzzle>(
+    puzzle: &P,
+    spec: &BatchSpec,
+    index: u64,
+    cache: &mut Option<PoolCache>,
+) -> Result<Batch, ScrambleError> {
     let width = puzzle.encoded_len();
     let mut inputs = vec![0.0f32; spec.size * width];
     let mut labels = Vec::with_capacity(spec.size);
@@ -197,7 +294,101 @@ pub fn make_batch<P: Puzzle>(puzzle: &P, spec: &BatchSpec, index: u64) -> Result
         // Output m is about undoing m, i.e. applying its inverse.
         legal.push((0..moves).filter(|&m| puzzle.is_applicable(state, puzzle.inverse(m))).fold(0, |b, m| b | 1 << m));
     })?;
-    Ok(Batch { index, inputs, labels, depths, forward, legal })
+    let bounds = match spec.labels {
+        Labels::Walk => None,
+        Labels::TrajectoryMin => {
+            let pool_size = spec.pool.max(1) as u64;
+            let pool = index / pool_size;
+            if cache.as_ref().is_none_or(|c| c.pool != pool) {
+                *cache = Some(PoolCache { pool, labels: pool_labels(puzzle, spec, pool)? });
+            }
+            let own = &cache.as_ref().expect("filled above").labels[(index % pool_size) as usize];
+            let n = own.len();
+            // A walk's first sample undoes to the goal; a later one to the
+            // sample before it. (Uniform depths keep no walk: no bound.)
+            let prefixes = spec.depths == Depths::AllPrefixes;
+            let back = (0..n)
+                .map(|i| match depths[i] {
+                    0 | 1 => 0.0,
+                    d if prefixes && i > 0 && depths[i - 1] + 1 == d => f32::from(own[i - 1]),
+                    _ => f32::INFINITY,
+                })
+                .collect();
+            let forward = (0..n)
+                .map(|i| if forward[i] >= 0 && i + 1 < n { f32::from(own[i + 1]) } else { f32::INFINITY })
+                .collect();
+            Some(Bounds { back, forward })
+        }
+    };
+    Ok(Batch { index, inputs, labels, depths, forward, legal, bounds })
+}
+
+/// The trajectory-minimum label of every sample of pool `pool` (batches
+/// `pool·spec.pool ..` of `spec.pool` batches), batch by batch in sample
+/// order: each sample's walk step, lowered until nothing changes by (1)
+/// the smallest label of any identical state in the pool (the goal's is
+/// 0) and (2) one more than the label of the sample's neighbour on its
+/// walk, before or after it.
+/// Every label is the length of some path to the goal, so it lies between
+/// the true distance and the walk step. Needs every prefix of each walk
+/// (`depths = all-prefixes`): uniform depths give no walk to propagate on,
+/// and the labels are then the walk steps, collapsed.
+///
+/// # Errors
+/// A walk of the pool could not be made ([`for_each_sample`]).
+pub fn pool_labels<P: Puzzle>(puzzle: &P, spec: &BatchSpec, pool: u64) -> Result<Vec<Vec<u16>>, ScrambleError> {
+    use std::collections::HashMap;
+    let per = spec.pool.max(1);
+    let mut keys = Vec::with_capacity(per * spec.size);
+    let mut label: Vec<u16> = Vec::with_capacity(per * spec.size);
+    // Whether sample i continues the walk of sample i − 1.
+    let mut continues: Vec<bool> = Vec::with_capacity(per * spec.size);
+    let mut ends = Vec::with_capacity(per);
+    for b in 0..per as u64 {
+        let mut last = 0;
+        let first = label.len();
+        for_each_sample(puzzle, spec, pool * per as u64 + b, |state, _, depth| {
+            keys.push(puzzle.key(state));
+            continues.push(label.len() > first && spec.depths == Depths::AllPrefixes && depth == last + 1);
+            label.push(depth.min(u16::MAX as usize) as u16);
+            last = depth;
+        })?;
+        ends.push(label.len());
+    }
+    let goal = puzzle.key(&puzzle.goal());
+    let mut least: HashMap<P::Key, u16> = HashMap::with_capacity(label.len());
+    loop {
+        let before = label.clone();
+        least.clear();
+        least.insert(goal, 0);
+        for (k, &l) in keys.iter().zip(&label) {
+            let e = least.entry(*k).or_insert(l);
+            *e = (*e).min(l);
+        }
+        for (k, l) in keys.iter().zip(label.iter_mut()) {
+            *l = least[k];
+        }
+        for i in 1..label.len() {
+            if continues[i] {
+                label[i] = label[i].min(label[i - 1].saturating_add(1));
+            }
+        }
+        for i in (1..label.len()).rev() {
+            if continues[i] {
+                label[i - 1] = label[i - 1].min(label[i].saturating_add(1));
+            }
+        }
+        if label == before {
+            break;
+        }
+    }
+    let mut out = Vec::with_capacity(per);
+    let mut start = 0;
+    for end in ends {
+        out.push(label[start..end].to_vec());
+        start = end;
+    }
+    Ok(out)
 }
 
 /// A held-out set: `walks` walks of the longest length and the run's walk
@@ -205,8 +396,15 @@ pub fn make_batch<P: Puzzle>(puzzle: &P, spec: &BatchSpec, index: u64) -> Result
 /// streams no training batch uses. Each depth `1..=max_len` has exactly
 /// `walks` samples.
 pub fn held_out<P: Puzzle>(puzzle: &P, spec: &BatchSpec, walks: usize, max_len: usize) -> Result<Batch, ScrambleError> {
-    let fixed =
-        BatchSpec { length: WalkLength::Fixed(max_len), depths: Depths::AllPrefixes, size: walks * max_len, ..*spec };
+    // Held-out targets are the walk steps whatever the run's labels, so
+    // that every run's held-out loss is measured against the same targets.
+    let fixed = BatchSpec {
+        length: WalkLength::Fixed(max_len),
+        depths: Depths::AllPrefixes,
+        size: walks * max_len,
+        labels: Labels::Walk,
+        ..*spec
+    };
     let mut b = make_batch(puzzle, &fixed, HELD_OUT_STREAM_BASE)?;
     b.index = HELD_OUT_STREAM_BASE;
     Ok(b)
@@ -242,8 +440,9 @@ impl BatchStream {
                 .name(format!("batches-{w}"))
                 .spawn(move || {
                     let mut index = start + w as u64;
+                    let mut cache = None;
                     loop {
-                        let batch = make_batch(&puzzle, &spec, index);
+                        let batch = make_batch_cached(&puzzle, &spec, index, &mut cache);
                         let failed = batch.is_err();
                         // A failure is passed on, then the worker stops.
                         if tx.send(batch).is_err() || failed {

@@ -26,7 +26,7 @@
 
 use super::checkpoint::{self, LoopState};
 use super::config::{FinetuneSection, FinetuneTargets, TrainConfig};
-use super::data::Batch;
+use super::data::{Batch, Bounds};
 use super::error::LearnError;
 use super::inference::NetOracle;
 use crate::learn::config::DeviceKind;
@@ -81,16 +81,6 @@ pub struct Bellman {
     goal: Vec<f32>,
     inputs: usize,
     outputs: usize,
-}
-
-/// Per-sample bounds on a batch's regression targets (`f32::INFINITY`
-/// where there is none).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Bounds {
-    /// On the target of the sample's own output (the walk's step back).
-    pub back: Vec<f32>,
-    /// On the target of the walk's next move (`Batch::forward`).
-    pub forward: Vec<f32>,
 }
 
 impl Bellman {
@@ -186,6 +176,7 @@ mod tests {
             depths: vec![1, 2, 3, 1, 2],
             forward: vec![1, 0, -1, 0, -1],
             legal: vec![0b11, 0b11, 0b11, 0b11, 0b01],
+            bounds: None,
         }
     }
 

@@ -18,8 +18,8 @@
 
 use crate::learn::config::{Loss, ModelSection};
 use crate::learn::data::Batch;
+use crate::learn::data::Bounds;
 use crate::learn::error::LearnError;
-use crate::learn::finetune::Bounds;
 use crate::search::OracleKind;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
@@ -176,6 +176,7 @@ mod tests {
             inputs: Vec::new(),
             forward: vec![-1; labels.len()],
             legal: vec![u32::MAX; labels.len()],
+            bounds: None,
             labels,
             depths,
         }

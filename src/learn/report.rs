@@ -96,6 +96,11 @@ impl Meta {
             "data_workers": cfg.train.data_workers,
             "walk": cfg.data.walk.name(),
             "depths": cfg.data.depths.name(),
+            "labels": cfg.data.labels.name(),
+            "label_pool": match cfg.data.labels {
+                crate::learn::data::Labels::Walk => serde_json::Value::Null,
+                crate::learn::data::Labels::TrajectoryMin => cfg.data.label_pool().into(),
+            },
             "crate_versions": versions,
             "kind": cfg.model.kind.name(),
             "loss": cfg.model.loss().name(),

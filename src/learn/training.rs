@@ -254,6 +254,8 @@ fn data_setup(cfg: &TrainConfig) -> Result<DataSetup> {
         depths: cfg.data.depths,
         size: cfg.data.states_per_step,
         seed: cfg.run.seed,
+        labels: cfg.data.labels,
+        pool: cfg.data.label_pool(),
     };
     let max_len = cfg.data.scramble_len.max();
     let held_out_spec = BatchSpec { seed: cfg.held_out_seed(), ..spec };
@@ -514,7 +516,13 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         let lr = learning_rate(cfg, state.step);
         let batch = stream.next_batch()?;
         let n = batch.len();
-        let bounds = bellman.as_mut().map(|b| b.bounds(&batch)).transpose()?;
+        // Trajectory-minimum labels and a Bellman fine-tune's bounds both
+        // cap the targets: the smaller holds.
+        let own = batch.bounds.clone();
+        let bounds = match (bellman.as_mut().map(|b| b.bounds(&batch)).transpose()?, own) {
+            (Some(b), Some(o)) => Some(b.min(&o)),
+            (b, o) => b.or(o),
+        };
         let (m, loss, correct) = train_step(model, &mut optim, lr, batch, bounds.as_ref(), &cfg.model, &train_device)?;
         model = m;
         state.step += 1;
@@ -780,7 +788,7 @@ pub fn train_step(
     optim: &mut ModuleOptimizer,
     lr: f64,
     batch: Batch,
-    bounds: Option<&finetune::Bounds>,
+    bounds: Option<&crate::learn::data::Bounds>,
     model_cfg: &ModelSection,
     device: &Device,
 ) -> Result<(OracleNet, f64, u64)> {

@@ -85,7 +85,7 @@ pub(super) fn point(recipe: &TrainConfig, dir: &Path, study_dir: &Path, puzzle: 
     cfg.run.out_dir = dir.parent().map(Path::to_path_buf).unwrap_or_default();
     cfg.run.name.clone_from(&name);
     let table = study_dir.join("included").join(format!("{name}.csv"));
-    Ok(Point { name, config: cfg, parameters: n, samples, source: Source::Included, table })
+    Ok(Point { name, config: cfg, parameters: n, samples, source: Source::Included, table, variant: None })
 }
 
 /// The first key (dotted) at which the run of a trained point, as its saved

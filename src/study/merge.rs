@@ -66,6 +66,7 @@ pub fn merge(study: &Study) -> Result<Merged, StudyError> {
     let mut header: Option<String> = None;
     let mut body = String::new();
     let mut finished = 0;
+    let mut names: Vec<&str> = Vec::new();
     for p in &study.points {
         let path = &p.table;
         if !path.is_file() {
@@ -91,6 +92,7 @@ pub fn merge(study: &Study) -> Result<Merged, StudyError> {
             body.push('\n');
         }
         finished += 1;
+        names.push(&p.name);
     }
     std::fs::create_dir_all(&dir)
         .map_err(|e| crate::csvlog::TableError::from(crate::rundir::FileError::at("creating", &dir)(e)))?;
@@ -104,15 +106,21 @@ pub fn merge(study: &Study) -> Result<Merged, StudyError> {
         return Ok(Merged { points: 0, table, fits: None });
     };
     write_atomic(&table, format!("{header}\n{body}").as_bytes()).map_err(crate::csvlog::TableError::from)?;
+    let paired = super::variants::write(study, &names);
+    if matches!(paired, Ok(None)) {
+        super::remove_stale(&dir.join(super::variants::FILE))?;
+    }
     let fits = fit_all(study, &table);
+    let fits = paired.and(fits);
     // What was written is recorded, even when a later table failed.
     ledger.settle(&MERGED)?;
     Ok(Merged { points: finished, table, fits: fits? })
 }
 
 /// Every file a merge writes or removes, relative to the study's folder.
-const MERGED: [&str; 10] = [
+const MERGED: [&str; 11] = [
     "points.csv",
+    "variants.csv",
     "fit.csv",
     "forecasts.csv",
     "frontier.csv",
@@ -125,7 +133,7 @@ const MERGED: [&str; 10] = [
 ];
 
 /// The tables a merge writes in the study's folder.
-const OUTPUTS: [&str; 4] = ["points.csv", "fit.csv", "forecasts.csv", "frontier.csv"];
+const OUTPUTS: [&str; 5] = ["points.csv", "variants.csv", "fit.csv", "forecasts.csv", "frontier.csv"];
 
 /// How long a merge waits for another one on the same study.
 const MERGE_WAIT: std::time::Duration = std::time::Duration::from_secs(600);

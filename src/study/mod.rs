@@ -17,6 +17,7 @@ mod forecast;
 mod include;
 pub mod ledger;
 pub mod merge;
+pub mod variants;
 
 use crate::csvlog::{Col, read_columns, read_text_column, write_table};
 use crate::learn::config::{ConfigError, DeviceKind, Matmul, TrainConfig};
@@ -218,6 +219,67 @@ pub struct StudySection {
     /// file), evaluated and fitted as points but never trained by the study.
     #[serde(default)]
     pub include_runs: Vec<PathBuf>,
+    /// Variants of the recipe: each adds, beside every grid point, the same
+    /// point with some of the training config's keys set otherwise.
+    #[serde(default)]
+    pub variants: Vec<Variant>,
+}
+
+/// One entry of `study.variants`: a name and the training-config keys it
+/// sets, e.g. `{ name = "walk-nb", set = { "data.walk" = "non-backtracking" } }`.
+/// Its points are the grid's, named `<grid point>-<name>`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    /// A plain folder-name suffix.
+    pub name: String,
+    /// Dotted training-config keys (`section.key`) and their values.
+    pub set: toml::Table,
+}
+
+/// Keys a variant may not set: the study sets them for every point.
+const STUDY_KEYS: [(&str, &str); 5] = [
+    ("run.", "the study names, seeds and places every point (study.seeds)"),
+    ("train.samples", "the budget is the study's (study.flops or study.samples)"),
+    ("train.steps", "the budget is the study's (study.flops or study.samples)"),
+    ("train.eval_seed", "every point is scored on the base's held-out walks"),
+    ("finetune", "a study's points start from random weights"),
+];
+
+impl Variant {
+    /// `cfg` with this variant's keys set, re-read as a config so that an
+    /// unknown key, a wrong type or a broken rule is refused.
+    ///
+    /// # Errors
+    /// A message naming the key and why it is refused.
+    pub fn apply(&self, cfg: &TrainConfig) -> Result<TrainConfig, String> {
+        let mut root = toml::Value::try_from(cfg).map_err(|e| format!("the config does not serialise: {e}"))?;
+        for (key, value) in &self.set {
+            if let Some((_, why)) =
+                STUDY_KEYS.iter().find(|(k, _)| key.starts_with(k) || key == k.trim_end_matches('.'))
+            {
+                return Err(format!("sets `{key}`, which it may not: {why}"));
+            }
+            let mut parts: Vec<&str> = key.split('.').collect();
+            let last = parts.pop().filter(|l| !l.is_empty() && !parts.is_empty()).ok_or_else(|| {
+                format!("key `{key}` is not a dotted `section.key` of the training config (e.g. \"data.walk\")")
+            })?;
+            let mut table = &mut root;
+            for part in parts {
+                table = table
+                    .as_table_mut()
+                    .and_then(|t| t.get_mut(part))
+                    .filter(|v| v.is_table())
+                    .ok_or_else(|| format!("key `{key}`: the training config has no section `{part}`"))?;
+            }
+            table.as_table_mut().expect("walked to a table").insert(last.to_string(), value.clone());
+        }
+        let text = toml::to_string(&root).map_err(|e| format!("the config does not serialise: {e}"))?;
+        let out: TrainConfig = toml::from_str(&text)
+            .map_err(|e| format!("sets a key the training config refuses: {}", crate::folder::one_line(&e)))?;
+        out.validate().map_err(|e| format!("breaks a rule: {e}"))?;
+        Ok(out)
+    }
 }
 
 /// One entry of `study.extra_points`: a shape and one budget.
@@ -296,6 +358,9 @@ pub struct Point {
     pub source: Source,
     /// Its `point.csv`, whose presence marks it finished.
     pub table: PathBuf,
+    /// A variant's point: the variant's name and the grid point it varies
+    /// (the control it is paired against in `variants.csv`).
+    pub variant: Option<(String, String)>,
 }
 
 /// Where a point's weights come from.
@@ -443,6 +508,7 @@ impl Study {
         let size = lists
             .iter()
             .try_fold(1usize, |n, &(_, k)| n.checked_mul(k))
+            .and_then(|n| n.checked_mul(s.variants.len() + 1))
             .and_then(|n| n.checked_add(s.extra_points.len())?.checked_add(s.include_runs.len()))
             .filter(|&n| n <= MAX_POINTS)
             .ok_or_else(|| bad(format!("the study has more than {MAX_POINTS} points")))?;
@@ -465,6 +531,23 @@ impl Study {
             )));
         }
         let out_dir = s.out_dir.clone().unwrap_or_else(|| base.run.out_dir.clone()).join(&s.name);
+        for (i, v) in s.variants.iter().enumerate() {
+            if v.name.is_empty() || crate::folder::sanitize(&v.name) != v.name {
+                return Err(bad(format!(
+                    "study.variants[{i}].name `{}` must be a plain folder-name suffix",
+                    crate::solve::bounds::shorten(&v.name)
+                )));
+            }
+            if v.set.is_empty() {
+                return Err(bad(format!(
+                    "study.variants[{i}] ({}) sets no key; a variant differs from the recipe in at least one",
+                    v.name
+                )));
+            }
+            if let Some(j) = s.variants[..i].iter().position(|w| w.name == v.name) {
+                return Err(bad(format!("study.variants[{j}] and [{i}] are both named `{}`", v.name)));
+            }
+        }
         let puzzle =
             base.puzzle().map_err(|source| StudyError::Config { point: "base".into(), source: Box::new(source) })?;
         let mut recipe = base.clone();
@@ -492,24 +575,37 @@ impl Study {
         let input = eval_input(eval, testset.as_deref()).map_err(|e| bad(crate::folder::one_line(&e)))?;
         solve::instance_count(&recipe, &input).map_err(|e| bad(format!("eval: {}", crate::folder::one_line(&e))))?;
         // One shape at one budget and seed, trained under the study's folder.
-        let point = |hidden: &[usize], b: usize, budget: &Budget, seed: u64| -> Result<Point, StudyError> {
+        let point = |hidden: &[usize],
+                     b: usize,
+                     budget: &Budget,
+                     seed: u64,
+                     variant: Option<(usize, &Variant)>|
+         -> Result<Point, StudyError> {
             let mut cfg = recipe.clone();
             cfg.model.hidden = hidden.to_vec();
             cfg.model.residual_blocks = b;
             cfg.run.seed = seed;
+            let (control_hidden, control_blocks) = (hidden, b);
+            if let Some((i, v)) = variant {
+                cfg = v.apply(&cfg).map_err(|why| bad(format!("study.variants[{i}] ({}) {why}", v.name)))?;
+            }
+            let control =
+                format!("h{}-b{b}-d{{}}-s{seed}", hidden.iter().map(usize::to_string).collect::<Vec<_>>().join("x"));
+            let (hidden, b) = (&cfg.model.hidden.clone()[..], cfg.model.residual_blocks);
+            let suffix = variant.map(|(_, v)| format!("-{}", v.name)).unwrap_or_default();
             let widths = hidden.iter().map(usize::to_string).collect::<Vec<_>>().join("x");
             // The shape is checked before it is counted: widths out of range
             // would overflow the parameter count.
             cfg.validate().map_err(|source| StudyError::Config {
                 // Every budget of this shape: `d*` stands for the sample count.
-                point: crate::solve::bounds::shorten(&format!("h{widths}-b{b}-d*-s{seed}")),
+                point: crate::solve::bounds::shorten(&format!("h{widths}-b{b}-d*-s{seed}{suffix}")),
                 source: Box::new(source),
             })?;
             let outputs = cfg.model.kind.outputs(puzzle.num_moves());
             let n = parameter_count(&cfg.model, puzzle.encoded_len(), outputs) as u64;
             let samples =
-                budget.samples(n).map_err(|why| bad(format!("the points h{widths}-b{b}-*-s{seed}: {why}")))?;
-            let name = format!("h{widths}-b{b}-d{}-s{seed}", short(samples as f64));
+                budget.samples(n).map_err(|why| bad(format!("the points h{widths}-b{b}-*-s{seed}{suffix}: {why}")))?;
+            let name = format!("h{widths}-b{b}-d{}-s{seed}{suffix}", short(samples as f64));
             cfg.train.samples = Some(samples);
             cfg.train.steps = None;
             // Every point is scored on the same held-out walks, the base's,
@@ -519,14 +615,29 @@ impl Study {
             cfg.run.out_dir.clone_from(&out_dir);
             cfg.validate().map_err(|source| StudyError::Config { point: name.clone(), source: Box::new(source) })?;
             let table = cfg.run_dir().join(POINT_FILE);
-            Ok(Point { name, config: cfg, parameters: n, samples, source: Source::Trained, table })
+            // The control's name, with its own sample count at this budget.
+            let variant = match variant {
+                None => None,
+                Some((_, v)) => {
+                    let mut c = recipe.clone();
+                    c.model.hidden = control_hidden.to_vec();
+                    c.model.residual_blocks = control_blocks;
+                    let cn = parameter_count(&c.model, puzzle.encoded_len(), outputs) as u64;
+                    let cd = budget.samples(cn).map_err(|why| bad(format!("the control of {name}: {why}")))?;
+                    Some((v.name.clone(), control.replace("{}", &short(cd as f64))))
+                }
+            };
+            Ok(Point { name, config: cfg, parameters: n, samples, source: Source::Trained, table, variant })
         };
         let mut points = Vec::with_capacity(size);
         for hidden in &s.hidden {
             for &b in &blocks {
                 for budget in &budgets {
                     for &seed in &seeds {
-                        points.push(point(hidden, b, budget, seed)?);
+                        points.push(point(hidden, b, budget, seed, None)?);
+                        for (i, v) in s.variants.iter().enumerate() {
+                            points.push(point(hidden, b, budget, seed, Some((i, v)))?);
+                        }
                     }
                 }
             }
@@ -541,7 +652,7 @@ impl Study {
                 return Err(bad(format!("study.extra_points[{i}].{}: {why}", budget.key())));
             }
             let b = e.residual_blocks.unwrap_or(base.model.residual_blocks);
-            points.push(point(&e.hidden, b, &budget, e.seed.unwrap_or(base.run.seed))?);
+            points.push(point(&e.hidden, b, &budget, e.seed.unwrap_or(base.run.seed), None)?);
         }
         for (i, run) in s.include_runs.iter().enumerate() {
             let p = include::point(&recipe, &here.join(run), &out_dir, &puzzle)

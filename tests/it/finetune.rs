@@ -5,7 +5,7 @@
 //! networks, kinds and depth laws are refused with the key named.
 
 use cube_oracle::learn::config::{FinetuneSection, FinetuneTargets, TrainConfig};
-use cube_oracle::learn::data::{self, BatchSpec, Depths};
+use cube_oracle::learn::data::{self, BatchSpec, Depths, Labels};
 use cube_oracle::learn::finetune;
 use cube_oracle::learn::training::{self, TrainOptions};
 use cube_oracle::learn::{checkpoint, config::LengthSpec};
@@ -63,6 +63,8 @@ fn bellman_targets_of_an_exact_start_are_the_true_distances() {
         depths: Depths::AllPrefixes,
         size: 2000,
         seed: 3,
+        labels: Labels::Walk,
+        pool: 1,
     };
     let batch = data::make_batch(&p, &spec, 0).unwrap();
     let mut states = Vec::new();

@@ -827,3 +827,90 @@ fn a_test_set_file_is_found_beside_the_study_and_its_edits_unfinish_the_points()
     assert!(err.contains("test set changed") && err.contains("checksum"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn variants_add_points_with_their_keys_set_and_bad_variants_are_refused() {
+    let dir = tmp("variants");
+    let grid = "hidden = [[48]]\nsamples = [300000]\nkind = \"q-distance\"\nvariants = [\n  \
+                { name = \"traj\", set = { \"data.labels\" = \"trajectory-min\", \"data.label_pool\" = 4 } },\n  \
+                { name = \"wide\", set = { \"model.hidden\" = [64] } },\n]";
+    let file = study_file(&dir, grid);
+    let cfg = file.to_str().unwrap();
+    let (code, list, err) = study(&["--config", cfg, "--list"]);
+    assert_eq!(code, 0, "{err}");
+    let names: Vec<&str> = list.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    // The control, and each variant named after it; a variant that sets
+    // model.hidden is named after its own shape.
+    assert_eq!(names.len(), 3, "{list}");
+    assert!(names.iter().any(|n| n.starts_with("h48-") && !n.ends_with("-traj")), "the control: {list}");
+    let traj = names.iter().find(|n| n.ends_with("-traj")).expect("a traj point");
+    assert!(traj.starts_with("h48-"), "{list}");
+    assert!(names.iter().any(|n| n.starts_with("h64-") && n.ends_with("-wide")), "{list}");
+    // The variant trains with its keys set: its run's config and meta say so.
+    let (code, _, err) = study(&["--config", cfg, "--point", traj]);
+    assert_eq!(code, 0, "{err}");
+    let run = dir.join("s").join(traj);
+    let saved = std::fs::read_to_string(run.join("config.toml")).unwrap();
+    assert!(saved.contains("labels = \"trajectory-min\"") && saved.contains("label_pool = 4"), "{saved}");
+    let meta: serde_json::Value = serde_json::from_slice(&std::fs::read(run.join("meta.json")).unwrap()).unwrap();
+    assert_eq!((meta["labels"].as_str(), meta["label_pool"].as_u64()), (Some("trajectory-min"), Some(4)));
+    assert!(run.join("point.csv").is_file(), "evaluated");
+    // With its control trained too, variants.csv pairs the two cube by cube:
+    // the mean difference of the instances both solved, recomputed here
+    // from the two points' per-instance solutions.
+    let control = names.iter().find(|n| n.starts_with("h48-") && !n.ends_with("-traj")).unwrap();
+    let (code, _, err) = study(&["--config", cfg, "--point", control]);
+    assert_eq!(code, 0, "{err}");
+    let lengths = |point: &str| -> std::collections::BTreeMap<(String, String), f64> {
+        let f = dir.join("s").join(point).join("solve/study-eval/instances.csv");
+        let (w, id, ok, len) = (column(&f, "width"), column(&f, "id"), column(&f, "solved"), column(&f, "length"));
+        (0..id.len())
+            .filter(|&i| ok[i] == "true")
+            .map(|i| ((w[i].clone(), id[i].clone()), len[i].parse().unwrap()))
+            .collect()
+    };
+    let (v, c) = (lengths(traj), lengths(control));
+    let table = dir.join("s/variants.csv");
+    assert!(table.is_file(), "variants.csv written: {err}");
+    let widths = column(&table, "width");
+    assert_eq!(column(&table, "variant"), ["traj", "traj"], "one row per width");
+    for (row, w) in widths.iter().enumerate() {
+        let d: Vec<f64> =
+            v.iter().filter(|((vw, _), _)| vw == w).filter_map(|(k, lv)| c.get(k).map(|lc| lv - lc)).collect();
+        assert_eq!(numbers(&table, "paired_cubes")[row], d.len() as f64);
+        let mean = d.iter().sum::<f64>() / d.len() as f64;
+        let got = numbers(&table, "difference")[row];
+        assert!((got - mean).abs() < 1e-9 || (d.is_empty() && got.is_nan()), "width {w}: {got} vs {mean}");
+        let shorter = d.iter().filter(|&&x| x < 0.0).count() as f64;
+        assert_eq!(numbers(&table, "shorter")[row], shorter);
+    }
+    assert!(numbers(&table, "paired_cubes").iter().any(|&n| n > 0.0), "some width pairs solved cubes");
+    // Bad variants: each refused in one line naming the variant and the key.
+    let cases: [(&str, &[&str]); 7] = [
+        ("{ name = \"a\", set = { \"run.seed\" = 3 } }", &["study.variants[0] (a)", "`run.seed`", "study.seeds"]),
+        ("{ name = \"a\", set = { \"train.samples\" = 3 } }", &["`train.samples`", "budget"]),
+        ("{ name = \"a\", set = { \"data.walkz\" = 3 } }", &["study.variants[0] (a)", "walkz"]),
+        ("{ name = \"a\", set = { \"walk\" = 3 } }", &["key `walk`", "section.key"]),
+        ("{ name = \"a\", set = { \"dta.walk\" = 3 } }", &["no section `dta`"]),
+        ("{ name = \"a/b\", set = { \"data.prune\" = false } }", &["study.variants[0].name `a/b`"]),
+        ("{ name = \"a\", set = {} }", &["sets no key"]),
+    ];
+    for (variant, expected) in cases {
+        let bad = study_file(&dir, &format!("hidden = [[8]]\nsamples = [240000]\nvariants = [{variant}]"));
+        let (code, _, err) = study(&["--config", bad.to_str().unwrap(), "--list"]);
+        assert_eq!(code, 1, "{variant}: {err}");
+        assert_eq!(err.lines().count(), 1, "one line: {err}");
+        for e in expected {
+            assert!(err.contains(e), "{variant}: expected `{e}` in {err}");
+        }
+    }
+    let twice = study_file(
+        &dir,
+        "hidden = [[8]]\nsamples = [240000]\nvariants = [{ name = \"a\", set = { \"data.prune\" = false } }, \
+         { name = \"a\", set = { \"data.prune\" = true } }]",
+    );
+    let (code, _, err) = study(&["--config", twice.to_str().unwrap(), "--list"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("both named `a`"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -8,7 +8,7 @@
 use cube_oracle::checksum::Fnv1a;
 use cube_oracle::cube3::{Cube3Puzzle, Metric};
 use cube_oracle::learn::config::TrainConfig;
-use cube_oracle::learn::data::{Batch, BatchSpec, BatchStream, Depths, held_out, make_batch};
+use cube_oracle::learn::data::{Batch, BatchSpec, BatchStream, Depths, Labels, held_out, make_batch, pool_labels};
 use cube_oracle::learn::training::{self, TrainOptions};
 use cube_oracle::puzzle::{Puzzle, replay};
 use cube_oracle::rundir::Existing;
@@ -19,7 +19,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 fn spec(length: WalkLength, prune: bool, walk: WalkKind, depths: Depths, size: usize, seed: u64) -> BatchSpec {
-    BatchSpec { length, prune, walk, depths, size, seed }
+    BatchSpec { length, prune, walk, depths, size, seed, labels: Labels::Walk, pool: 1 }
 }
 
 fn feed(h: &mut Fnv1a, b: &Batch) {
@@ -177,6 +177,72 @@ fn non_backtracking_labels_are_closer_to_the_true_distance_on_the_8_puzzle() {
     );
 }
 
+#[test]
+fn trajectory_minimum_labels_lie_between_the_true_distance_and_the_walk_step() {
+    let p8 = eight();
+    let table = DistanceTable::build(&p8, 40);
+    // A pool of 8 batches of 1,000 walks of 30 slides: the 8-puzzle's
+    // 181,440 states are few enough that walks meet often.
+    let walks = spec(WalkLength::Fixed(30), true, WalkKind::Random, Depths::AllPrefixes, 30_000, 5);
+    let traj = BatchSpec { labels: Labels::TrajectoryMin, pool: 8, ..walks };
+    let (mut n, mut walk_excess, mut traj_excess, mut lowered) = (0u64, 0u64, 0u64, 0u64);
+    let pool = pool_labels(&p8, &traj, 1).unwrap();
+    assert_eq!(pool.len(), 8);
+    for (b, labels) in pool.iter().enumerate() {
+        let mut i = 0;
+        cube_oracle::learn::data::for_each_sample(&p8, &traj, 8 + b as u64, |s, _, depth| {
+            let d = usize::from(table.distance(&p8, s).unwrap());
+            let l = usize::from(labels[i]);
+            assert!(d <= l && l <= depth, "distance {d}, label {l}, walk step {depth}");
+            // Every label is a path's length: on the 8-puzzle's bipartite
+            // graph it has the distance's parity.
+            assert_eq!((l - d) % 2, 0, "label {l} at distance {d}");
+            walk_excess += (depth - d) as u64;
+            traj_excess += (l - d) as u64;
+            lowered += u64::from(l < depth);
+            n += 1;
+            i += 1;
+        })
+        .unwrap();
+        assert_eq!(i, labels.len());
+    }
+    let (w, t) = (walk_excess as f64 / n as f64, traj_excess as f64 / n as f64);
+    println!("mean label - distance: walk {w:.3}, trajectory-min {t:.3}; {lowered} of {n} labels lowered");
+    // Pooled walks of 30 slides meet often on so small a puzzle: the labels
+    // come much closer to the truth.
+    assert!(t < 0.5 * w, "trajectory-min excess {t} not below half the walk's {w}");
+    // The batch carries the labels as caps on its targets: its first
+    // sample's own output undoes to the goal (0); a later sample's to the
+    // walk's previous state, whose true distance the cap never undercuts.
+    let batch = make_batch(&p8, &traj, 9).unwrap();
+    let bounds = batch.bounds.as_ref().expect("trajectory-min batches carry bounds");
+    let labels = &pool[1];
+    let mut states = Vec::new();
+    cube_oracle::learn::data::for_each_sample(&p8, &traj, 9, |s, _, _| states.push(*s)).unwrap();
+    for i in 0..batch.len() {
+        if batch.depths[i] == 1 {
+            assert_eq!(bounds.back[i], 0.0);
+        } else {
+            assert_eq!(bounds.back[i], f32::from(labels[i - 1]));
+            assert!(bounds.back[i] >= f32::from(table.distance(&p8, &states[i - 1]).unwrap()));
+        }
+        if batch.forward[i] >= 0 {
+            assert_eq!(bounds.forward[i], f32::from(labels[i + 1]));
+        } else {
+            assert!(bounds.forward[i].is_infinite());
+        }
+    }
+    // The same batch with walk labels: the same samples, no bounds.
+    let plain = make_batch(&p8, &walks, 9).unwrap();
+    assert!(plain.bounds.is_none());
+    assert_eq!((plain.inputs, plain.depths), (batch.inputs.clone(), batch.depths.clone()));
+    // A pool is a pure function of (seed, pool index): batch 9 alone is the
+    // same as batch 9 made after batch 8 by one worker's cache.
+    let mut cache = None;
+    cube_oracle::learn::data::make_batch_cached(&p8, &traj, 8, &mut cache).unwrap();
+    assert_eq!(cube_oracle::learn::data::make_batch_cached(&p8, &traj, 9, &mut cache).unwrap(), batch);
+}
+
 /// The table of docs/training.md ("Walk kinds"): per walk depth, the mean
 /// true distance of 8-puzzle samples for each kind, and on the cube the
 /// share of pruned random walks that come back to a state of their own walk
@@ -231,6 +297,32 @@ fn label_quality_table() {
             100.0 * repeated as f64 / (walks * len) as f64
         );
     }
+    // Trajectory-minimum labels on the cube (QTM): how many of a pool's
+    // labels fall below the walk step, and by how much, for the pool the
+    // objective study uses (64 batches of 80 walks of 26 moves).
+    let cube = Cube3Puzzle::new(Metric::Qtm);
+    let s = spec(WalkLength::Fixed(26), true, WalkKind::Random, Depths::AllPrefixes, 2080, 79);
+    let traj = BatchSpec { labels: Labels::TrajectoryMin, pool: 64, ..s };
+    let (mut n, mut lowered, mut by) = (0usize, 0usize, 0usize);
+    for (b, labels) in pool_labels(&cube, &traj, 0).unwrap().iter().enumerate() {
+        let mut i = 0;
+        cube_oracle::learn::data::for_each_sample(&cube, &traj, b as u64, |_, _, depth| {
+            let l = usize::from(labels[i]);
+            assert!(l <= depth);
+            lowered += usize::from(l < depth);
+            by += depth - l;
+            n += 1;
+            i += 1;
+        })
+        .unwrap();
+    }
+    println!("| pool | samples | labels lowered | mean lowering |");
+    println!("|---|---:|---:|---:|");
+    println!(
+        "| cube3-qtm, 64 x 2,080 | {n} | {:.3}% | {:.4} |",
+        100.0 * lowered as f64 / n as f64,
+        by as f64 / n as f64
+    );
 }
 
 /// Chi-square statistic of `counts` against a uniform distribution.
@@ -339,6 +431,14 @@ fn bad_values_are_refused_with_the_key_named() {
             ["depths = \"gaussian\"", "unknown variant `gaussian`", "`all-prefixes`", "`uniform`"],
         ),
         ("walk = 3", ["walk = 3", "wanted string", "", ""]),
+        ("labels = \"oracle\"", ["labels = \"oracle\"", "unknown variant `oracle`", "`walk`", "`trajectory-min`"]),
+        ("labels = \"trajectory-min\"\nlabel_pool = 0", ["`data.label_pool` (0)", "must be in 1..=4096", "", ""]),
+        ("label_pool = 8", ["`data.label_pool` (8)", "applies to data.labels = \"trajectory-min\"", "", ""]),
+        (
+            "labels = \"trajectory-min\"\ndepths = \"uniform\"",
+            ["`data.labels` (trajectory-min)", "needs data.depths = \"all-prefixes\"", "", ""],
+        ),
+        ("labels = \"trajectory-min\"", ["`data.labels` (trajectory-min)", "applies to kind = \"q-distance\"", "", ""]),
     ] {
         let e = TrainConfig::parse(&with_data(&base, lines), Path::new("bad.toml")).unwrap_err().to_string();
         for part in expected {
