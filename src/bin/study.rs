@@ -172,8 +172,14 @@ fn run(args: &Args) -> anyhow::Result<ExitCode> {
     }
     let too_few = "a law in C needs 4 finished points over at least 3 budgets, a law in N and D 6 over at least \
                    3 sizes and 3 sample counts";
+    if let Some(p) = &merged.paired {
+        cube_oracle::say!("variants paired with their controls: {}", p.display());
+    }
     match merged.fits {
         Some(f) => cube_oracle::say!("fits: {}", f.display()),
+        // A study of variants at one budget has no law to fit: its table
+        // is the pairing.
+        None if merged.paired.is_some() => cube_oracle::say!("no law to fit yet ({too_few})"),
         None if args.fit && merged.points == 0 => {
             anyhow::bail!("--fit: none of the {} points is finished; nothing to gather", study.points.len())
         }

@@ -41,6 +41,8 @@ pub struct Merged {
     pub table: PathBuf,
     /// `fit.csv` (absent with too few points to fit anything).
     pub fits: Option<PathBuf>,
+    /// `variants.csv` (absent without a finished variant and its control).
+    pub paired: Option<PathBuf>,
 }
 
 /// Gathers the finished points of `study` and fits what they allow.
@@ -103,7 +105,7 @@ pub fn merge(study: &Study) -> Result<Merged, StudyError> {
             super::remove_stale(&dir.join(stale))?;
         }
         ledger.settle(&MERGED)?;
-        return Ok(Merged { points: 0, table, fits: None });
+        return Ok(Merged { points: 0, table, fits: None, paired: None });
     };
     write_atomic(&table, format!("{header}\n{body}").as_bytes()).map_err(crate::csvlog::TableError::from)?;
     let paired = super::variants::write(study, &names);
@@ -111,10 +113,9 @@ pub fn merge(study: &Study) -> Result<Merged, StudyError> {
         super::remove_stale(&dir.join(super::variants::FILE))?;
     }
     let fits = fit_all(study, &table);
-    let fits = paired.and(fits);
     // What was written is recorded, even when a later table failed.
     ledger.settle(&MERGED)?;
-    Ok(Merged { points: finished, table, fits: fits? })
+    Ok(Merged { points: finished, table, paired: paired?, fits: fits? })
 }
 
 /// Every file a merge writes or removes, relative to the study's folder.

@@ -872,6 +872,11 @@ fn variants_add_points_with_their_keys_set_and_bad_variants_are_refused() {
     let (v, c) = (lengths(traj), lengths(control));
     let table = dir.join("s/variants.csv");
     assert!(table.is_file(), "variants.csv written: {err}");
+    // One budget fits no law, but --fit has the pairing to give: it succeeds.
+    let (code, out, err) = study(&["--config", cfg, "--fit"]);
+    assert_eq!(code, 0, "{err}");
+    let said = format!("{out}{err}");
+    assert!(said.contains("variants paired with their controls") && said.contains("no law to fit yet"), "{said}");
     let widths = column(&table, "width");
     assert_eq!(column(&table, "variant"), ["traj", "traj"], "one row per width");
     for (row, w) in widths.iter().enumerate() {
