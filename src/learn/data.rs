@@ -89,9 +89,6 @@ pub enum Labels {
 }
 
 impl Labels {
-    /// Every rule, in the order the docs list them.
-    pub const ALL: [Labels; 2] = [Labels::Walk, Labels::TrajectoryMin];
-
     /// The name used in configs, `meta.json` and tables.
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -305,12 +302,11 @@ pub fn make_batch_cached<P: Puzzle>(
             let own = &cache.as_ref().expect("filled above").labels[(index % pool_size) as usize];
             let n = own.len();
             // A walk's first sample undoes to the goal; a later one to the
-            // sample before it. (Uniform depths keep no walk: no bound.)
-            let prefixes = spec.depths == Depths::AllPrefixes;
+            // sample before it, whose walk went on (`forward`) to it.
             let back = (0..n)
                 .map(|i| match depths[i] {
                     0 | 1 => 0.0,
-                    d if prefixes && i > 0 && depths[i - 1] + 1 == d => f32::from(own[i - 1]),
+                    _ if i > 0 && forward[i - 1] >= 0 => f32::from(own[i - 1]),
                     _ => f32::INFINITY,
                 })
                 .collect();

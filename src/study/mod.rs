@@ -579,20 +579,17 @@ impl Study {
                      b: usize,
                      budget: &Budget,
                      seed: u64,
-                     variant: Option<(usize, &Variant)>|
+                     variant: Option<(usize, &Variant, &str)>|
          -> Result<Point, StudyError> {
             let mut cfg = recipe.clone();
             cfg.model.hidden = hidden.to_vec();
             cfg.model.residual_blocks = b;
             cfg.run.seed = seed;
-            let (control_hidden, control_blocks) = (hidden, b);
-            if let Some((i, v)) = variant {
+            if let Some((i, v, _)) = variant {
                 cfg = v.apply(&cfg).map_err(|why| bad(format!("study.variants[{i}] ({}) {why}", v.name)))?;
             }
-            let control =
-                format!("h{}-b{b}-d{{}}-s{seed}", hidden.iter().map(usize::to_string).collect::<Vec<_>>().join("x"));
             let (hidden, b) = (&cfg.model.hidden.clone()[..], cfg.model.residual_blocks);
-            let suffix = variant.map(|(_, v)| format!("-{}", v.name)).unwrap_or_default();
+            let suffix = variant.map(|(_, v, _)| format!("-{}", v.name)).unwrap_or_default();
             let widths = hidden.iter().map(usize::to_string).collect::<Vec<_>>().join("x");
             // The shape is checked before it is counted: widths out of range
             // would overflow the parameter count.
@@ -615,18 +612,7 @@ impl Study {
             cfg.run.out_dir.clone_from(&out_dir);
             cfg.validate().map_err(|source| StudyError::Config { point: name.clone(), source: Box::new(source) })?;
             let table = cfg.run_dir().join(POINT_FILE);
-            // The control's name, with its own sample count at this budget.
-            let variant = match variant {
-                None => None,
-                Some((_, v)) => {
-                    let mut c = recipe.clone();
-                    c.model.hidden = control_hidden.to_vec();
-                    c.model.residual_blocks = control_blocks;
-                    let cn = parameter_count(&c.model, puzzle.encoded_len(), outputs) as u64;
-                    let cd = budget.samples(cn).map_err(|why| bad(format!("the control of {name}: {why}")))?;
-                    Some((v.name.clone(), control.replace("{}", &short(cd as f64))))
-                }
-            };
+            let variant = variant.map(|(_, v, control)| (v.name.clone(), control.to_string()));
             Ok(Point { name, config: cfg, parameters: n, samples, source: Source::Trained, table, variant })
         };
         let mut points = Vec::with_capacity(size);
@@ -634,10 +620,12 @@ impl Study {
             for &b in &blocks {
                 for budget in &budgets {
                     for &seed in &seeds {
-                        points.push(point(hidden, b, budget, seed, None)?);
+                        // Each variant's point is paired with this one, its control.
+                        let control = point(hidden, b, budget, seed, None)?;
                         for (i, v) in s.variants.iter().enumerate() {
-                            points.push(point(hidden, b, budget, seed, Some((i, v)))?);
+                            points.push(point(hidden, b, budget, seed, Some((i, v, &control.name)))?);
                         }
+                        points.push(control);
                     }
                 }
             }
