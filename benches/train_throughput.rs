@@ -14,16 +14,16 @@
 //! `-- --gemm` the rates of the reference network's three training
 //! products (forward, weight gradient, input gradient of a 512 → 512 layer
 //! at batch 2,080) in burn's f32 GEMM and on each bf16 unit of the machine
-//! (`learn::gemm`), packing included.
+//! (`kernels::gemm`), packing included.
 
 use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use cube_oracle::cube3::{Cube3Puzzle, Metric};
+use cube_oracle::kernels::gemm::{self, Kernel, View};
 use cube_oracle::learn::config::{Encoding, ModelSection, Norm};
 use cube_oracle::learn::data::{BatchSpec, Depths, Labels, make_batch};
-use cube_oracle::learn::gemm::{self, Kernel, View};
 use cube_oracle::learn::model::{OracleNet, forward_macs, parameter_count};
 use cube_oracle::scramble::{WalkKind, WalkLength};
 use cube_oracle::search::OracleKind;
@@ -120,8 +120,8 @@ fn main() {
         for k in Kernel::all_available() {
             eprintln!("{} peak: {:.1} GFLOP/s", k.name(), k.peak_gflops(threads));
         }
-        use cube_oracle::learn::compiled::int8;
-        use cube_oracle::learn::compiled::kernel::Kernel as F32Kernel;
+        use cube_oracle::kernels::compiled::int8;
+        use cube_oracle::kernels::compiled::kernel::Kernel as F32Kernel;
         for (kernel, unit) in [(F32Kernel::Avx512, "AVX512-VNNI vpdpbusd"), (F32Kernel::Avx2Fma, "AVX2 vpmaddubsw")] {
             let peak = on_every_thread(threads, || int8::peak_gops(kernel, 1.0));
             if peak > 0.0 {

@@ -32,6 +32,7 @@ pub mod folder;
 pub mod games;
 pub mod heuristics;
 pub mod information;
+pub mod kernels;
 #[cfg(feature = "learn")]
 pub mod learn;
 pub mod local;

@@ -24,8 +24,8 @@ use burn::tensor::{Device, FloatDType};
 /// # Errors
 /// [`LearnError::Environment`] with that line.
 pub fn check_kernel_variables() -> Result<(), LearnError> {
-    super::compiled::requested().map_err(LearnError::Environment)?;
-    super::gemm::Kernel::check_request().map_err(LearnError::Environment)?;
+    crate::kernels::compiled::requested().map_err(LearnError::Environment)?;
+    crate::kernels::gemm::Kernel::check_request().map_err(LearnError::Environment)?;
     let int8 = match std::env::var("CUBE_ORACLE_INT8_KERNEL") {
         Err(std::env::VarError::NotPresent) => return Ok(()),
         Err(std::env::VarError::NotUnicode(_)) => {
@@ -35,7 +35,7 @@ pub fn check_kernel_variables() -> Result<(), LearnError> {
     };
     match int8.as_str() {
         "vector" => Ok(()),
-        "amx" if super::compiled::int8::Unit::AmxTiles.available() => Ok(()),
+        "amx" if crate::kernels::compiled::int8::Unit::AmxTiles.available() => Ok(()),
         "amx" => Err(LearnError::Environment(
             "CUBE_ORACLE_INT8_KERNEL=amx: this CPU has no AMX-INT8 (or the OS did not grant the tile state)".into(),
         )),

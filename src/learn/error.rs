@@ -234,3 +234,14 @@ impl LearnError {
         Self::Record { what: what.into(), message: message.to_string() }
     }
 }
+
+impl From<crate::kernels::KernelError> for LearnError {
+    /// A kernel the CPU lacks is an environment problem; weights that do
+    /// not fit the network are read as its predictions' failure.
+    fn from(e: crate::kernels::KernelError) -> Self {
+        match e {
+            crate::kernels::KernelError::Unsupported(m) => LearnError::Environment(m),
+            crate::kernels::KernelError::Weights(m) => LearnError::Predictions(m),
+        }
+    }
+}

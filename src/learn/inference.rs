@@ -8,18 +8,18 @@
 //!
 //! The hidden layers' products run in f32 unless [`NetOracle::with_matmul`]
 //! asks for bf16 operands with f32 sums (`solve --matmul bf16`), in the
-//! compiled network ([`crate::learn::compiled::bf16`]; on AMX machines in
+//! compiled network ([`crate::kernels::compiled::bf16`]; on AMX machines in
 //! burn's AMX GEMM, [`crate::learn::mixed`]; [`Bf16Route`] says where), or
 //! for integer products in the compiled network (`solve --matmul int8`,
-//! [`crate::learn::compiled::int8`]).
+//! [`crate::kernels::compiled::int8`]).
 
+use crate::kernels::compiled::kernel::Kernel;
+use crate::kernels::compiled::{self, CompiledNet, Products};
+use crate::kernels::gemm;
 use crate::learn::backend;
 use crate::learn::checkpoint;
-use crate::learn::compiled::kernel::Kernel;
-use crate::learn::compiled::{self, CompiledNet, Products};
 use crate::learn::config::{DeviceKind, Matmul, TrainConfig};
 use crate::learn::error::LearnError;
-use crate::learn::gemm;
 use crate::learn::model::OracleNet;
 use crate::learn::model::load_for_inference;
 use crate::search::{Oracle, OracleError, OracleKind};
@@ -159,7 +159,7 @@ impl NetOracle {
     /// The network runs on `device`, the CPU when `None`, whatever device
     /// the run was trained on: beam search sends one small batch per depth,
     /// which the CPU answers faster than a round trip to the GPU (measured
-    /// in docs/gpu.md), and a checkpoint loads on either.
+    /// in docs/notes/2026-11-22-gpu-h100.md), and a checkpoint loads on either.
     ///
     /// # Errors
     /// A path that is no run directory, an unusable config or checkpoint,
@@ -248,7 +248,7 @@ impl NetOracle {
     /// [`Bf16Route::resolve`] says: the compiled network on
     /// `vdpbf16ps` (AVX512-BF16) or on rounded operands at f32 speed, or
     /// burn's AMX GEMM. `int8` recompiles the network with integer
-    /// products for the f32 kernel ([`crate::learn::compiled::int8`]).
+    /// products for the f32 kernel ([`crate::kernels::compiled::int8`]).
     /// The head stays f32.
     ///
     /// # Errors
@@ -414,17 +414,18 @@ fn compile(
         outputs,
         log_softmax: config.model.kind.is_distribution(),
     };
-    CompiledNet::new(&net.named_tensors()?, shape, net.norm_epsilon().unwrap_or(0.0), kernel, products)
+    Ok(CompiledNet::new(&net.named_tensors()?, shape, net.norm_epsilon().unwrap_or(0.0), kernel, products)?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::NetOracle;
-    use crate::learn::compiled::Products;
+    use crate::kernels::compiled::Products;
+    use crate::kernels::gemm::round_bf16;
+    use crate::kernels::weights::NamedTensor;
     use crate::learn::config::{DeviceKind, Matmul, Norm, TrainConfig};
     use crate::learn::error::LearnError;
-    use crate::learn::gemm::round_bf16;
-    use crate::learn::model::{NamedTensor, OracleNet};
+    use crate::learn::model::OracleNet;
     use crate::search::{Oracle, OracleKind};
     use burn::module::Module;
     use burn::tensor::Device;
@@ -617,7 +618,7 @@ mod tests {
     /// runs, or the test fails.
     #[test]
     fn compiled_forwards_match_the_network_on_every_kernel() {
-        use crate::learn::compiled::{self, kernel::Kernel};
+        use crate::kernels::compiled::{self, kernel::Kernel};
         let requested = compiled::requested().expect("CUBE_ORACLE_F32_KERNEL names a kernel this CPU runs");
         let mut oracle = seeded_oracle();
         let x = batch(oracle.inputs);
@@ -683,7 +684,7 @@ mod tests {
     /// `CUBE_ORACLE_F32_KERNEL` asks for must be one this CPU runs.
     #[test]
     fn int8_forwards_follow_the_network_with_integer_products() {
-        use crate::learn::compiled::{self, kernel::Kernel};
+        use crate::kernels::compiled::{self, kernel::Kernel};
         let requested = compiled::requested().expect("CUBE_ORACLE_F32_KERNEL names a kernel this CPU runs");
         let f32_oracle = seeded_oracle();
         let x = batch(f32_oracle.inputs);
@@ -739,14 +740,14 @@ mod tests {
     /// kernel, and values that name no unit are refused.
     #[test]
     fn int8_tiles_compute_what_the_vector_kernels_compute() {
-        use crate::learn::compiled::int8::{self, Unit};
-        use crate::learn::compiled::{CompiledNet, kernel::Kernel};
+        use crate::kernels::compiled::int8::{self, Unit};
+        use crate::kernels::compiled::{CompiledNet, kernel::Kernel};
         let oracle = seeded_oracle_shaped(vec![128, 64]);
         let x = batch(oracle.inputs);
         let outputs = oracle.kind.outputs(oracle.moves);
         let net = |kernel: Kernel, unit: Unit| {
             super::compile(&oracle.net, &oracle.config, oracle.inputs, outputs, kernel, Products::Int8)
-                .and_then(|n| n.with_int8_unit(unit))
+                .and_then(|n| Ok(n.with_int8_unit(unit)?))
         };
         let forward = |n: &CompiledNet, rows: usize, from: usize| {
             let mut out = vec![0.0; rows * outputs];
@@ -813,7 +814,7 @@ mod tests {
     /// asks for must be one this CPU runs, or the test fails.
     #[test]
     fn compiled_bf16_forwards_follow_the_network_with_rounded_operands() {
-        use crate::learn::compiled::{self, kernel::Kernel};
+        use crate::kernels::compiled::{self, kernel::Kernel};
         let requested = compiled::requested().expect("CUBE_ORACLE_F32_KERNEL names a kernel this CPU runs");
         let oracle = seeded_oracle();
         let x = batch(oracle.inputs);
@@ -845,8 +846,8 @@ mod tests {
     #[test]
     fn bf16_routes_follow_the_kernel_variables() {
         use super::Bf16Route;
-        use crate::learn::compiled::kernel::Kernel;
-        use crate::learn::gemm;
+        use crate::kernels::compiled::kernel::Kernel;
+        use crate::kernels::gemm;
         let units = gemm::Kernel::all_available();
         let best = Kernel::best();
         let r = Bf16Route::resolve_from;

@@ -21,7 +21,7 @@
 //! for inference passes (neither is part of a checkpoint); `train` sets
 //! the first from the config, `solve --matmul` the second.
 
-use super::gemm::{self, Kernel, View};
+use crate::kernels::gemm::{self, Kernel, View};
 use burn::backend::autodiff::checkpoint::base::Checkpointer;
 use burn::backend::autodiff::checkpoint::strategy::CheckpointStrategy;
 use burn::backend::autodiff::grads::Gradients;
@@ -148,7 +148,7 @@ fn rounded(t: &Primitive) -> Primitive {
 #[cfg(test)]
 mod tests {
     use super::{Primitive, cast_matmul, matmul, product_on};
-    use crate::learn::gemm::round_bf16;
+    use crate::kernels::gemm::round_bf16;
     use burn::tensor::{Device, Tensor, TensorData};
 
     fn table(rows: usize, cols: usize, f: impl Fn(usize) -> f32, device: &Device) -> Tensor<2> {
@@ -255,7 +255,7 @@ mod tests {
         let b = primitive(70, 65, |i| (i * 0.71).cos());
         let tensor = |p: Primitive| Tensor::<2>::from_data(p.into_data(), &base);
         let slow = tensor(product_on(None, &a, &b));
-        let kernels = crate::learn::gemm::tests::kernels_to_test();
+        let kernels = crate::kernels::gemm::tests::kernels_to_test();
         if kernels.is_empty() {
             // Nothing to compare on this CPU: the rounded-f32 path is held
             // against the product of rounded operands instead.

@@ -8,21 +8,19 @@
 //! [`training`] (the loop, resume, Ctrl-C, export), [`finetune`] (starting
 //! from another run's weights, optionally on Bellman targets), [`diagnostics`] and
 //! [`report`] (what a run writes besides its logs), [`inference`] (a
-//! trained run as a search [`Oracle`](crate::search::Oracle)), [`compiled`]
-//! (its network packed for forwards on the CPU), [`amx`] (the tile state
-//! its AMX kernels and `gemm`'s share), [`export`]
+//! trained run as a search [`Oracle`](crate::search::Oracle), on the
+//! compiled network of [`crate::kernels`]), [`mixed`] (bf16 products as a
+//! burn backend extension on `kernels::gemm`), [`export`]
 //! (a run's network as safetensors with a model card), and
 //! [`error`] (the layer's typed errors).
 //!
 //! Architecture invariant: inference imports the model and the checkpoint
 //! format, never the training loop; puzzle, heuristic and search code never
-//! import this module.
+//! import this module; the numeric kernels live below it, in
+//! [`crate::kernels`], and never import it.
 
-#[cfg(target_arch = "x86_64")]
-pub mod amx;
 pub mod backend;
 pub mod checkpoint;
-pub mod compiled;
 pub mod config;
 pub mod data;
 pub mod diagnostics;
@@ -30,7 +28,6 @@ pub mod error;
 pub mod export;
 pub mod finetune;
 pub mod fused;
-pub mod gemm;
 pub mod inference;
 pub mod leg;
 pub mod mixed;

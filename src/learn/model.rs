@@ -15,6 +15,7 @@
 //! and the checkpoint format. Only `learn` knows about burn.
 
 use super::{checkpoint, fused, mixed};
+use crate::kernels::weights::NamedTensor;
 use crate::learn::config::{Matmul, ModelSection, Norm, TrainConfig};
 use crate::learn::error::LearnError;
 use crate::search::OracleKind;
@@ -273,18 +274,6 @@ impl OracleNet {
         let y = if kind.is_distribution() { log_softmax(y, 1) } else { y };
         y.into_data().convert::<f32>().try_into_vec::<f32>().map_err(|e| LearnError::Predictions(format!("{e:?}")))
     }
-}
-
-/// One named tensor of a network, row-major, in PyTorch's layout (a linear
-/// layer's weight is `[out, in]`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct NamedTensor {
-    /// `trunk.0.linear.weight`, `blocks.1.second.norm.running_var`, `head.bias`, …
-    pub name: String,
-    /// Dimensions.
-    pub shape: Vec<usize>,
-    /// Values.
-    pub data: Vec<f32>,
 }
 
 fn values<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, LearnError> {

@@ -319,7 +319,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     if cfg.backend.matmul == Matmul::Bf16 {
         match cfg.backend.device {
             DeviceKind::Cpu => {
-                super::gemm::Kernel::check_request().map_err(LearnError::Environment)?;
+                crate::kernels::gemm::Kernel::check_request().map_err(LearnError::Environment)?;
                 eprintln!("bf16 products on {}", super::mixed::describe());
             }
             DeviceKind::Gpu => eprintln!("bf16 products on the GPU (burn's bf16 tensors, results rounded to bf16)"),

@@ -173,7 +173,8 @@ pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
     let _in_use = opts.run_dir.is_dir().then(|| folder::lock_shared(&opts.run_dir)).transpose()?;
     // Wide beams free and reallocate large network buffers at every depth:
     // kept in the process, they are not faulted in afresh (12.9% of a
-    // search at 2^14 went to page faults before; docs/solving.md).
+    // search at 2^14 went to page faults before;
+    // docs/notes/2026-11-25-solve-profile.md).
     crate::learn::backend::tune_allocator();
     let oracle = NetOracle::load(&opts.run_dir, opts.checkpoint.as_deref(), opts.device)?.with_matmul(opts.matmul)?;
     // Where the integers are multiplied depends on the network too (AMX

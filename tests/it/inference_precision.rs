@@ -150,7 +150,7 @@ fn bf16_products_solve_as_f32_does() {
     // A kernel asked for by the environment is checked, or the test fails.
     let asked = std::env::var("CUBE_ORACLE_BF16_KERNEL").ok();
     if let Some(k) = asked.as_deref().filter(|&k| k != "none") {
-        let have: Vec<&str> = cube_oracle::learn::gemm::Kernel::all_available().iter().map(|k| k.name()).collect();
+        let have: Vec<&str> = cube_oracle::kernels::gemm::Kernel::all_available().iter().map(|k| k.name()).collect();
         assert!(have.contains(&k), "asked to check the {k} bf16 kernel, which this CPU lacks (it has {have:?})");
     }
     let bf16_env: Vec<(&str, &str)> = asked.as_deref().map(|k| ("CUBE_ORACLE_BF16_KERNEL", k)).into_iter().collect();
@@ -220,7 +220,7 @@ fn bf16_products_solve_as_f32_does() {
 /// checked, or the test fails where the CPU lacks it.
 #[test]
 fn bf16_products_find_the_same_paths_on_every_kernel() {
-    use cube_oracle::learn::compiled::kernel::Kernel;
+    use cube_oracle::kernels::compiled::kernel::Kernel;
     let (out, run, set, results) = setup("bf16-paths");
     let have: Vec<&str> = Kernel::ALL.into_iter().filter(|k| k.available()).map(|k| k.name()).collect();
     if let Ok(k) = std::env::var("CUBE_ORACLE_F32_KERNEL") {
@@ -259,7 +259,7 @@ fn bf16_products_find_the_same_paths_on_every_kernel() {
 /// AMX tiles where `CUBE_ORACLE_INT8_KERNEL=amx` asks for them.
 #[test]
 fn int8_products_solve_as_f32_does() {
-    use cube_oracle::learn::compiled::{int8, kernel::Kernel};
+    use cube_oracle::kernels::compiled::{int8, kernel::Kernel};
     let (out, run, set, results) = setup("int8-products");
     let have: Vec<&str> = Kernel::ALL.into_iter().filter(|k| k.available()).map(|k| k.name()).collect();
     let asked = std::env::var("CUBE_ORACLE_F32_KERNEL").ok().filter(|k| k != "burn");
@@ -327,7 +327,7 @@ fn compiled_kernels_find_the_paths_burn_finds() {
     let f32_env = |k: &'static str| [("CUBE_ORACLE_F32_KERNEL", k)];
     let burn = solve(&run, &set, &results, "burn", &[], &f32_env("burn"));
     assert!(burn.solved_share() >= 0.75, "burn solved {:?}", burn.lengths);
-    let mut kernels: Vec<&str> = cube_oracle::learn::compiled::kernel::Kernel::ALL
+    let mut kernels: Vec<&str> = cube_oracle::kernels::compiled::kernel::Kernel::ALL
         .into_iter()
         .filter(|k| k.available())
         .map(|k| k.name())

@@ -513,7 +513,8 @@ fn exported_forward(
 
 #[test]
 fn an_exported_network_reproduces_the_crate_from_its_safetensors_alone() {
-    use cube_oracle::learn::export::{CHECK_ROWS, read_safetensors};
+    use cube_oracle::kernels::weights::read_safetensors;
+    use cube_oracle::learn::export::CHECK_ROWS;
     use cube_oracle::search::Oracle;
     let dir = tmp("safetensors");
     std::fs::create_dir_all(&dir).unwrap();

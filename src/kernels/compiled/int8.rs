@@ -90,7 +90,7 @@ impl Unit {
         match self {
             Unit::Vector => true,
             #[cfg(target_arch = "x86_64")]
-            Unit::AmxTiles => crate::learn::amx::granted().int8 && Kernel::Avx512.available(),
+            Unit::AmxTiles => crate::kernels::amx::granted().int8 && Kernel::Avx512.available(),
             #[cfg(not(target_arch = "x86_64"))]
             Unit::AmxTiles => false,
             #[cfg(test)]
@@ -485,14 +485,14 @@ pub fn tiles_peak_gops(seconds: f64) -> f64 {
     }
     #[cfg(target_arch = "x86_64")]
     {
-        crate::learn::amx::configure();
+        crate::kernels::amx::configure();
         let start = std::time::Instant::now();
         let mut ops = 0u64;
         while start.elapsed().as_secs_f64() < seconds {
             // SAFETY: AMX-INT8 is available (checked above) and configured.
             ops += unsafe { tiles::spin(100_000) };
         }
-        crate::learn::amx::release();
+        crate::kernels::amx::release();
         ops as f64 / start.elapsed().as_secs_f64() / 1e9
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -800,7 +800,7 @@ mod avx512 {
         let base = _mm512_mul_ps(_mm512_set1_ps(lo), colsum);
         let v = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(sums), ts), base);
         // SAFETY: the caller's bounds on `c`, `res` and the epilogue.
-        unsafe { crate::learn::compiled::kernel::avx512::finish_store(v, epi, res, c, r, ldc) };
+        unsafe { crate::kernels::compiled::kernel::avx512::finish_store(v, epi, res, c, r, ldc) };
     }
 
     /// [`super::finish`] on AVX-512: the same operations as [`tile`]'s
@@ -850,14 +850,14 @@ mod avx512 {
 #[cfg(test)]
 mod tests {
     use super::{Kernel, QuantLayer, quantize_rows, tile, tile_pair, tile_rows};
-    use crate::learn::compiled::kernel::NR;
+    use crate::kernels::compiled::kernel::NR;
 
     /// Two panels in one call ([`tile_pair`]) are the same floats, bit
     /// for bit, as a call of [`tile`] per panel, on every kernel this CPU
     /// runs, with and without a residual.
     #[test]
     fn a_pair_of_panels_is_two_tiles() {
-        use crate::learn::compiled::kernel::pair_case::{self, K, LD, N};
+        use crate::kernels::compiled::kernel::pair_case::{self, K, LD, N};
         let case = pair_case::Layer::new();
         let (layer, epi) = (QuantLayer::new(&case.weights, N, K, K, N), case.epilogue());
         for kernel in Kernel::ALL.into_iter().filter(|k| k.available()) {

@@ -39,9 +39,9 @@ pub mod int8;
 pub mod kernel;
 pub mod words;
 
-use crate::learn::error::LearnError;
-use crate::learn::gemm::round_bf16;
-use crate::learn::model::NamedTensor;
+use crate::kernels::KernelError;
+use crate::kernels::gemm::round_bf16;
+use crate::kernels::weights::NamedTensor;
 use bf16::PairLayer;
 use int8::{QuantLayer, RowScale, Unit};
 use kernel::{Epilogue, KC, Kernel, MR, NR, Part};
@@ -243,16 +243,16 @@ impl CompiledNet {
         epsilon: f64,
         kernel: Kernel,
         products: Products,
-    ) -> Result<Self, LearnError> {
+    ) -> Result<Self, KernelError> {
         if !kernel.available() {
-            return Err(LearnError::Environment(format!("this CPU cannot run the {} f32 kernel", kernel.name())));
+            return Err(KernelError::Unsupported(format!("this CPU cannot run the {} f32 kernel", kernel.name())));
         }
         let tensors: HashMap<&str, &NamedTensor> = tensors.iter().map(|t| (t.name.as_str(), t)).collect();
-        let get = |name: &str, len: usize| -> Result<&[f32], LearnError> {
+        let get = |name: &str, len: usize| -> Result<&[f32], KernelError> {
             match tensors.get(name) {
                 Some(t) if t.data.len() == len => Ok(&t.data),
-                Some(t) => Err(LearnError::Predictions(format!("{name} has shape {:?}, not {len} values", t.shape))),
-                None => Err(LearnError::Predictions(format!("the network has no tensor {name}"))),
+                Some(t) => Err(KernelError::Weights(format!("{name} has shape {:?}, not {len} values", t.shape))),
+                None => Err(KernelError::Weights(format!("the network has no tensor {name}"))),
             }
         };
         let mut names: Vec<(String, bool)> = (0..shape.hidden.len()).map(|i| (format!("trunk.{i}"), false)).collect();
@@ -261,8 +261,7 @@ impl CompiledNet {
             names.push((format!("blocks.{b}.second"), true));
         }
         let mut widths = shape.hidden.clone();
-        let last =
-            *shape.hidden.last().ok_or_else(|| LearnError::Predictions("a network with no hidden layer".into()))?;
+        let last = *shape.hidden.last().ok_or_else(|| KernelError::Weights("a network with no hidden layer".into()))?;
         widths.extend(std::iter::repeat_n(last, 2 * shape.residual_blocks));
         let mut layers = Vec::with_capacity(names.len() + 1);
         let mut d_in = shape.inputs;
@@ -347,15 +346,15 @@ impl CompiledNet {
     /// A unit this CPU lacks; AMX tiles around a kernel other than
     /// `avx512`, or on an integer layer whose input width is no multiple
     /// of 64 (a tile's row).
-    pub fn with_int8_unit(mut self, unit: Unit) -> Result<Self, LearnError> {
+    pub fn with_int8_unit(mut self, unit: Unit) -> Result<Self, KernelError> {
         if !unit.available() {
-            return Err(LearnError::Environment(format!(
+            return Err(KernelError::Unsupported(format!(
                 "this CPU cannot run integer products on {}",
                 int8::unit_name(self.kernel, unit)
             )));
         }
         if unit == Unit::AmxTiles && self.kernel != Kernel::Avx512 {
-            return Err(LearnError::Environment(format!(
+            return Err(KernelError::Unsupported(format!(
                 "AMX tiles run inside the avx512 kernel, not {}",
                 self.kernel.name()
             )));
@@ -363,7 +362,7 @@ impl CompiledNet {
         if unit.on_tiles()
             && let Some((i, k)) = self.misfit_for_tiles()
         {
-            return Err(LearnError::Environment(format!(
+            return Err(KernelError::Unsupported(format!(
                 "AMX tiles take layer inputs in rows of {}, and hidden layer {i} has {k} inputs: use \
                  CUBE_ORACLE_INT8_KERNEL=vector for this network",
                 int8::tiles::TILE_K,
@@ -473,7 +472,7 @@ impl CompiledNet {
         // the block's layers, and released after them.
         #[cfg(target_arch = "x86_64")]
         if self.int8_unit == Unit::AmxTiles {
-            crate::learn::amx::configure();
+            crate::kernels::amx::configure();
         }
         for (i, layer) in self.layers.iter().enumerate().skip(1) {
             let residual = layer.closes_block.then_some(&**spare);
@@ -498,7 +497,7 @@ impl CompiledNet {
         }
         #[cfg(target_arch = "x86_64")]
         if self.int8_unit == Unit::AmxTiles {
-            crate::learn::amx::release();
+            crate::kernels::amx::release();
         }
         for (r, out) in y.chunks_exact_mut(d_out).enumerate() {
             out.copy_from_slice(&cur[r * ld..r * ld + d_out]);

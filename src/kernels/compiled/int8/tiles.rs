@@ -20,7 +20,7 @@
 //! `avx512` kernel's exactly (`vpdpbusd` forms the same sums).
 
 use super::QuantLayer;
-use crate::learn::compiled::kernel::NR;
+use crate::kernels::compiled::kernel::NR;
 
 /// Rows of one tile.
 pub const TILE_ROWS: usize = 16;
@@ -34,7 +34,7 @@ pub const ROW_TILES: usize = 3;
 
 /// The tile operations [`panel_sums`] is written in; `t` names one of the
 /// [`ROW_TILES`] pairs of a sum tile `C_t` and a row tile `A_t`.
-pub(in crate::learn::compiled) trait Tiles {
+pub(in crate::kernels::compiled) trait Tiles {
     /// `C_t = 0`.
     ///
     /// # Safety
@@ -72,7 +72,7 @@ pub(in crate::learn::compiled) trait Tiles {
 /// `16 · row_tiles · NR` integers; and `T`'s own conditions hold on this
 /// thread.
 #[inline]
-pub(in crate::learn::compiled) unsafe fn panel_sums<T: Tiles>(
+pub(in crate::kernels::compiled) unsafe fn panel_sums<T: Tiles>(
     tiles: &mut T,
     u: *const u8,
     layer: &QuantLayer,
@@ -105,14 +105,14 @@ pub(in crate::learn::compiled) unsafe fn panel_sums<T: Tiles>(
 }
 
 /// The tile operations on AMX: `C_t` in tmm0–tmm2, `A_t` in tmm3–tmm5,
-/// `B` in tmm6, with [`crate::learn::amx`]'s configuration.
+/// `B` in tmm6, with [`crate::kernels::amx`]'s configuration.
 #[cfg(target_arch = "x86_64")]
-pub(in crate::learn::compiled) struct Amx;
+pub(in crate::kernels::compiled) struct Amx;
 
 #[cfg(target_arch = "x86_64")]
 impl Tiles for Amx {
     // SAFETY (every method): the caller's contract: AMX-INT8 is available,
-    // `crate::learn::amx::configure` ran on this thread, and the memory
+    // `crate::kernels::amx::configure` ran on this thread, and the memory
     // operands are as the trait states.
     unsafe fn zero(&mut self, t: usize) {
         use std::arch::asm;
@@ -179,10 +179,10 @@ impl Tiles for Amx {
 /// tiles already loaded (the unit's peak, for benchmarks).
 ///
 /// # Safety
-/// AMX-INT8 is available and `crate::learn::amx::configure` ran on this
+/// AMX-INT8 is available and `crate::kernels::amx::configure` ran on this
 /// thread.
 #[cfg(target_arch = "x86_64")]
-pub(in crate::learn::compiled) unsafe fn spin(iters: u64) -> u64 {
+pub(in crate::kernels::compiled) unsafe fn spin(iters: u64) -> u64 {
     use std::arch::asm;
     // SAFETY: the caller's contract; the tiles hold whatever they hold.
     unsafe {
@@ -203,7 +203,7 @@ pub(in crate::learn::compiled) unsafe fn spin(iters: u64) -> u64 {
 /// same algorithm checked on any CPU.
 #[cfg(test)]
 #[derive(Clone)]
-pub(in crate::learn::compiled) struct Emulated {
+pub(in crate::kernels::compiled) struct Emulated {
     c: [[[i32; NR]; TILE_ROWS]; ROW_TILES],
     a: [[[u8; TILE_K]; TILE_ROWS]; ROW_TILES],
     b: [[i8; TILE_K]; TILE_ROWS],
@@ -282,7 +282,7 @@ mod tests {
         let u: Vec<u8> = (0..rows * k).map(|i| (i * 31 % 128) as u8).collect();
         let q = |p: usize, i: usize, j: usize| i32::from(layer.weights[((p * k / 4 + i / 4) * NR + j) * 4 + i % 4]);
         assert!(layer.weights.iter().any(|&v| v == 127 || v == -127));
-        let amx = crate::learn::compiled::int8::Unit::AmxTiles.available();
+        let amx = crate::kernels::compiled::int8::Unit::AmxTiles.available();
         for p in 0..n / NR {
             for count in 1..=ROW_TILES {
                 let mut got = vec![0; count * TILE_ROWS * NR];
@@ -298,10 +298,10 @@ mod tests {
                 #[cfg(target_arch = "x86_64")]
                 if amx {
                     let mut on_amx = vec![0; got.len()];
-                    crate::learn::amx::configure();
+                    crate::kernels::amx::configure();
                     // SAFETY: as above; AMX-INT8 is available and configured.
                     unsafe { panel_sums(&mut super::Amx, u.as_ptr(), &layer, p, count, &mut on_amx) };
-                    crate::learn::amx::release();
+                    crate::kernels::amx::release();
                     assert_eq!(on_amx, got, "AMX: panel {p}, {count} row tiles");
                 }
             }

@@ -9,15 +9,15 @@
 //! `B` tiles (tmm6, tmm7).
 //!
 //! The tile state (the OS's grant, the configuration every thread loads)
-//! is [`crate::learn::amx`]'s. Rust has no stable AMX intrinsics, so the
+//! is [`crate::kernels::amx`]'s. Rust has no stable AMX intrinsics, so the
 //! instructions are inline assembly.
 
-pub(super) use crate::learn::amx::{configure, release};
+pub(super) use crate::kernels::amx::{configure, release};
 use std::arch::asm;
 
 /// Whether this CPU has AMX-BF16 and the OS granted the tile state.
 pub(super) fn available() -> bool {
-    crate::learn::amx::granted().bf16
+    crate::kernels::amx::granted().bf16
 }
 
 /// `C[32×32] = [A0; A1] · [B0 B1]` over `blocks` tile blocks, stored at

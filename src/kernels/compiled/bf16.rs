@@ -20,7 +20,7 @@
 //! kernel, and the head stays f32, as in training's bf16 products.
 
 use super::kernel::{Epilogue, Kernel, NR};
-use crate::learn::gemm::bf16_bits;
+use crate::kernels::gemm::bf16_bits;
 
 /// Rows of one bf16 register tile on AVX-512: twelve rows × one 16-lane
 /// vector of sums per panel.
@@ -163,8 +163,8 @@ pub(crate) fn pack_tile(kernel: Kernel, src: &[f32], ld: usize, k: usize, row: &
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::MR;
-    use crate::learn::compiled::kernel::Epilogue;
-    use crate::learn::compiled::kernel::avx512::finish_store;
+    use crate::kernels::compiled::kernel::Epilogue;
+    use crate::kernels::compiled::kernel::avx512::finish_store;
     use std::arch::x86_64::{
         __m512bh, __m512i, _mm512_cvtne2ps_pbh, _mm512_dpbf16_ps, _mm512_loadu_ps, _mm512_loadu_si512,
         _mm512_set1_epi32, _mm512_setzero_ps, _mm512_storeu_si512,
@@ -235,7 +235,7 @@ mod avx512 {
 #[cfg(test)]
 mod tests {
     use super::{Kernel, round_row};
-    use crate::learn::gemm::bf16_bits;
+    use crate::kernels::gemm::bf16_bits;
 
     /// Two panels in one call ([`super::tile_pair`]) are the same floats,
     /// bit for bit, as a call of [`super::tile`] per panel, with and
@@ -246,12 +246,12 @@ mod tests {
     #[test]
     fn a_pair_of_panels_is_two_tiles() {
         use super::{MR, PairLayer, pack_tile, tile, tile_pair};
-        use crate::learn::compiled::kernel::{
+        use crate::kernels::compiled::kernel::{
             NR,
             pair_case::{self, K, LD, N},
         };
         let requested =
-            crate::learn::compiled::requested().expect("CUBE_ORACLE_F32_KERNEL names a kernel this CPU runs");
+            crate::kernels::compiled::requested().expect("CUBE_ORACLE_F32_KERNEL names a kernel this CPU runs");
         if !Kernel::Avx512.available() {
             assert_ne!(requested, Some(Kernel::Avx512), "the avx512 kernel was asked for");
             return;

@@ -140,7 +140,7 @@ pub(crate) fn sparse_words(
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::{Nonzeros, WORD_SLAB, Words};
-    use crate::learn::compiled::kernel::{Epilogue, avx2::finish, deal};
+    use crate::kernels::compiled::kernel::{Epilogue, avx2::finish, deal};
     use std::arch::x86_64::{
         __m256i, _mm256_add_epi16, _mm256_castsi256_si128, _mm256_cvtepi16_epi32, _mm256_cvtepi32_ps,
         _mm256_extracti128_si256, _mm256_loadu_ps, _mm256_loadu_si256, _mm256_mul_ps, _mm256_setzero_si256,
@@ -187,7 +187,7 @@ mod avx2 {
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::{Nonzeros, WORD_SLAB, Words};
-    use crate::learn::compiled::kernel::{Epilogue, avx512::finish_store, deal};
+    use crate::kernels::compiled::kernel::{Epilogue, avx512::finish_store, deal};
     use std::arch::x86_64::{
         __m512i, _mm512_add_epi16, _mm512_castsi512_si256, _mm512_cvtepi16_epi32, _mm512_cvtepi32_ps,
         _mm512_extracti64x4_epi64, _mm512_loadu_ps, _mm512_loadu_si512, _mm512_mul_ps, _mm512_setzero_si512,
@@ -231,7 +231,7 @@ mod avx512 {
 #[cfg(test)]
 mod tests {
     use super::{Words, sparse_words};
-    use crate::learn::compiled::kernel::{Epilogue, Kernel, Nonzeros};
+    use crate::kernels::compiled::kernel::{Epilogue, Kernel, Nonzeros};
 
     /// On every kernel this CPU runs, the 16-bit first layer is the
     /// table's own weights summed exactly (within float rounding of the

@@ -440,7 +440,7 @@ pub(super) mod avx2 {
     /// offset `j`.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    pub(in crate::learn::compiled) unsafe fn finish(v: __m256, j: usize, epi: &Epilogue<'_>) -> __m256 {
+    pub(in crate::kernels::compiled) unsafe fn finish(v: __m256, j: usize, epi: &Epilogue<'_>) -> __m256 {
         // SAFETY: the slices hold at least j + 8 values (callers' bounds).
         unsafe {
             let v = _mm256_add_ps(v, _mm256_loadu_ps(epi.bias.as_ptr().add(j)));
@@ -700,7 +700,7 @@ pub(super) mod avx512 {
     /// stride `ldc` holds 16 floats; the CPU has AVX-512 F.
     #[inline]
     #[target_feature(enable = "avx512f")]
-    pub(in crate::learn::compiled) unsafe fn finish_store(
+    pub(in crate::kernels::compiled) unsafe fn finish_store(
         v: __m512,
         epi: &Epilogue<'_>,
         res: *const f32,
