@@ -14,9 +14,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 WIDTHS=${WIDTHS:-"10:deepcubea-10 14:2 16:1"}
 RUN=${RUN:-runs/cube3-q-long}
-SOLVE=${SOLVE:-target/release/solve}
+SOLVE=${SOLVE:-target/profiling/solve}
 MATMUL=${MATMUL:-f32}
-[ -x "$SOLVE" ] || cargo build --release --bin solve
+[ -x "$SOLVE" ] || cargo build --profile profiling --bin solve
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 tsv=data/cube3-deepcubea-test-1000.tsv
