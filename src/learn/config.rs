@@ -405,6 +405,10 @@ pub enum Schedule {
     Constant,
     /// Linear warm-up from 0 over `warmup_steps`, then cosine decay to `min_lr`.
     WarmupCosine,
+    /// Linear warm-up from 0 over `warmup_steps`, then `lr`, multiplied by
+    /// `step_factor` at each fraction `step_at` of the run's steps (never
+    /// below `min_lr`, when given).
+    WarmupStep,
 }
 
 /// `[optim]`
@@ -415,14 +419,25 @@ pub struct OptimSection {
     pub optimizer: OptimizerKind,
     /// Peak learning rate.
     pub lr: f64,
-    /// Schedule (`constant` or `warmup-cosine`).
+    /// Schedule (`constant`, `warmup-cosine` or `warmup-step`).
     pub schedule: Schedule,
-    /// Warm-up steps (required by `warmup-cosine`, refused otherwise).
+    /// Warm-up steps (required by `warmup-cosine` and `warmup-step`,
+    /// refused by `constant`).
     #[serde(default)]
     pub warmup_steps: Option<u64>,
-    /// Final learning rate of `warmup-cosine` (required by it).
+    /// Final learning rate of `warmup-cosine` (required by it); the floor
+    /// of `warmup-step` (optional there).
     #[serde(default)]
     pub min_lr: Option<f64>,
+    /// `warmup-step`: the fractions of the run's steps at which the rate
+    /// drops, increasing, each in (0, 1) (required by it, refused
+    /// otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_at: Option<Vec<f64>>,
+    /// `warmup-step`: the factor of each drop, in (0, 1) (required by it,
+    /// refused otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_factor: Option<f64>,
     /// Weight decay (0 for none).
     pub weight_decay: f64,
     /// Gradient-norm clip (0 for none).
@@ -525,7 +540,7 @@ pub enum Matmul {
     /// bf16 operands, f32 sums (mixed precision).
     Bf16,
     /// 8-bit weights and 7-bit activations, exact integer sums: inference
-    /// only (`learn::compiled::int8`).
+    /// only (`kernels::compiled::int8`).
     Int8,
 }
 
@@ -780,25 +795,37 @@ impl TrainConfig {
         if !(o.grad_clip.is_finite() && o.grad_clip >= 0.0) {
             return Err(invalid("optim.grad_clip", o.grad_clip, "must be >= 0 (0 disables clipping)"));
         }
+        let only = |key: &'static str, v: &dyn std::fmt::Display, which: &str| {
+            invalid(key, v.to_string(), format!("is only used by schedule = {which}"))
+        };
+        if o.schedule != Schedule::WarmupStep {
+            if let Some(a) = &o.step_at {
+                return Err(only("optim.step_at", &format!("{a:?}"), "\"warmup-step\""));
+            }
+            if let Some(f) = o.step_factor {
+                return Err(only("optim.step_factor", &f, "\"warmup-step\""));
+            }
+        }
         match o.schedule {
             Schedule::Constant => {
                 if let Some(w) = o.warmup_steps {
-                    return Err(invalid("optim.warmup_steps", w, "is only used by schedule = \"warmup-cosine\""));
+                    return Err(only("optim.warmup_steps", &w, "\"warmup-cosine\" or \"warmup-step\""));
                 }
                 if let Some(m) = o.min_lr {
-                    return Err(invalid("optim.min_lr", m, "is only used by schedule = \"warmup-cosine\""));
+                    return Err(only("optim.min_lr", &m, "\"warmup-cosine\" or \"warmup-step\""));
                 }
             }
-            Schedule::WarmupCosine => {
+            Schedule::WarmupCosine | Schedule::WarmupStep => {
+                let name = if o.schedule == Schedule::WarmupCosine { "warmup-cosine" } else { "warmup-step" };
                 let Some(_) = o.warmup_steps else {
                     return Err(invalid(
                         "optim.warmup_steps",
                         "missing",
-                        "is required by schedule = \"warmup-cosine\"",
+                        format!("is required by schedule = \"{name}\""),
                     ));
                 };
                 match o.min_lr {
-                    None => {
+                    None if o.schedule == Schedule::WarmupCosine => {
                         return Err(invalid("optim.min_lr", "missing", "is required by schedule = \"warmup-cosine\""));
                     }
                     Some(m) if !(m.is_finite() && m >= 0.0 && m <= o.lr) => {
@@ -806,6 +833,30 @@ impl TrainConfig {
                     }
                     _ => {}
                 }
+            }
+        }
+        if o.schedule == Schedule::WarmupStep {
+            let Some(at) = &o.step_at else {
+                return Err(invalid("optim.step_at", "missing", "is required by schedule = \"warmup-step\""));
+            };
+            if at.is_empty() || at.len() > 16 {
+                return Err(invalid("optim.step_at", format!("{at:?}"), "must list 1 to 16 fractions of the run"));
+            }
+            if at.iter().any(|f| !(f.is_finite() && *f > 0.0 && *f < 1.0)) || at.windows(2).any(|w| w[0] >= w[1]) {
+                return Err(invalid(
+                    "optim.step_at",
+                    format!("{at:?}"),
+                    "must be increasing fractions, each in (0, 1)",
+                ));
+            }
+            match o.step_factor {
+                None => {
+                    return Err(invalid("optim.step_factor", "missing", "is required by schedule = \"warmup-step\""));
+                }
+                Some(f) if !(f.is_finite() && f > 0.0 && f < 1.0) => {
+                    return Err(invalid("optim.step_factor", f, "must be in (0, 1)"));
+                }
+                _ => {}
             }
         }
         let t = &self.train;
@@ -822,7 +873,7 @@ impl TrainConfig {
             (None, Some(0)) => return Err(invalid("train.samples", 0, "must be >= 1")),
             _ => self.total_steps(),
         };
-        if let (Schedule::WarmupCosine, Some(w)) = (o.schedule, o.warmup_steps)
+        if let (Schedule::WarmupCosine | Schedule::WarmupStep, Some(w)) = (o.schedule, o.warmup_steps)
             && w >= steps
         {
             return Err(invalid("optim.warmup_steps", w, format!("must be below the total steps ({steps})")));

@@ -209,6 +209,16 @@ pub fn learning_rate(cfg: &TrainConfig, step: u64) -> f64 {
                 min + 0.5 * (o.lr - min) * (1.0 + (std::f64::consts::PI * t.min(1.0)).cos())
             }
         }
+        Schedule::WarmupStep => {
+            let warm = o.warmup_steps.unwrap_or(0);
+            if step < warm {
+                return o.lr * (step + 1) as f64 / warm as f64;
+            }
+            let total = cfg.total_steps() as f64;
+            let drops = o.step_at.as_deref().unwrap_or(&[]).iter().filter(|&&f| step as f64 >= f * total).count();
+            let factor = o.step_factor.unwrap_or(1.0).powi(i32::try_from(drops).unwrap_or(i32::MAX));
+            (o.lr * factor).max(o.min_lr.unwrap_or(0.0))
+        }
     }
 }
 
@@ -863,5 +873,42 @@ mod tests {
         assert_ne!(held_out(&smoke(1, None)).inputs, held_out(&smoke(2, None)).inputs);
         // The training walks keep the run's own seed.
         assert_eq!(data_setup(&smoke(1, Some(9))).unwrap().spec.seed, 1);
+    }
+
+    #[test]
+    fn a_step_schedule_warms_up_then_drops_at_its_fractions_and_bad_steps_are_refused() {
+        let mut cfg = smoke(1, None);
+        assert_eq!(cfg.total_steps(), 40);
+        cfg.optim.schedule = Schedule::WarmupStep;
+        cfg.optim.warmup_steps = Some(4);
+        cfg.optim.step_at = Some(vec![0.5, 0.75]);
+        cfg.optim.step_factor = Some(0.1);
+        cfg.validate().unwrap();
+        let lr = |cfg: &TrainConfig, step| learning_rate(cfg, step) / cfg.optim.lr;
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        // Warm-up over 4 steps, then the peak until 50% of 40 steps, a
+        // tenth until 75%, a hundredth to the end.
+        for (step, want) in [(0, 0.25), (3, 1.0), (4, 1.0), (19, 1.0), (20, 0.1), (29, 0.1), (30, 0.01), (39, 0.01)] {
+            assert!(close(lr(&cfg, step), want), "step {step}: {} not {want}", lr(&cfg, step));
+        }
+        // min_lr is the floor.
+        cfg.optim.min_lr = Some(0.05 * cfg.optim.lr);
+        cfg.validate().unwrap();
+        assert!(close(lr(&cfg, 30), 0.05) && close(lr(&cfg, 20), 0.1));
+        let refused = |f: &dyn Fn(&mut TrainConfig), key: &str, rule: &str| {
+            let mut bad = cfg.clone();
+            f(&mut bad);
+            let e = bad.validate().unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains(rule), "{key}: {e}");
+        };
+        refused(&|c| c.optim.step_at = Some(vec![0.75, 0.5]), "`optim.step_at` ([0.75, 0.5])", "increasing");
+        refused(&|c| c.optim.step_at = Some(vec![1.0]), "`optim.step_at` ([1.0])", "each in (0, 1)");
+        refused(&|c| c.optim.step_at = Some(vec![]), "`optim.step_at` ([])", "1 to 16");
+        refused(&|c| c.optim.step_at = None, "`optim.step_at` (missing)", "required");
+        refused(&|c| c.optim.step_factor = Some(1.5), "`optim.step_factor` (1.5)", "must be in (0, 1)");
+        refused(&|c| c.optim.step_factor = Some(f64::NAN), "`optim.step_factor` (NaN)", "must be in (0, 1)");
+        refused(&|c| c.optim.step_factor = None, "`optim.step_factor` (missing)", "required");
+        refused(&|c| c.optim.schedule = Schedule::WarmupCosine, "`optim.step_at`", "only used by");
+        refused(&|c| c.optim.warmup_steps = None, "`optim.warmup_steps` (missing)", "warmup-step");
     }
 }
