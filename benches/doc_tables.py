@@ -51,7 +51,7 @@ EFFICIENTCUBE = {
     17: (21.41, 62.7, "264.0"),
     18: (21.26, 69.6, "484.0"),
 }
-# EfficientCube's published nodes per cube (docs/results.md's comparison;
+# EfficientCube's published nodes per cube (v1's comparison in docs/notes/2026-11-22-reference-v1.md;
 # not in src/solve/published.rs), by log2 width.
 EFFICIENTCUBE_NODES = {7: 2984, 8: 5630, 9: 10800, 10: 20940, 11: 40320, 12: 77610}
 # EfficientCube's network and budget, as published (README's headline row).
@@ -334,7 +334,7 @@ def width_law(root):
 
 
 def width_law_1000(root):
-    """scaling.md: reference v2's width law on all 1000 DeepCubeA cubes."""
+    """scaling.md and results.md: reference v2's width law on all 1000 DeepCubeA cubes."""
     return width_law_table(root, WIDTH_LAW_1000, 1000, "EfficientCube")
 
 
@@ -394,6 +394,7 @@ def v2_gpu_100(root):
 
 
 def v1_results(folders):
+    """docs/notes/2026-11-22-reference-v1.md: v1 per width on all 1000 cubes, beside EfficientCube."""
     def build(root):
         sweep = root.sweep(folders)
         rows = []
@@ -484,7 +485,7 @@ def gpu_widths(root):
 
 
 def gpu_100(root):
-    """gpu.md: the GPU policy on the first 100 cubes, v1 on the same cubes
+    """docs/notes/2026-11-22-gpu-h100.md: the GPU policy on the first 100 cubes, v1 on the same cubes
     (from its 1000-cube sweep's instances.csv), EfficientCube on all 1000."""
     gpu = root.sweep(GPU_100, instances=100)
     rows = []
@@ -768,7 +769,7 @@ def study_name(point):
 
 
 def study_points(root):
-    """scaling.md: every finished point of the Q-distance grid, cheapest first."""
+    """studies.md: every finished point of the Q-distance grid, cheapest first."""
     rel = f"{STUDY}/points.csv"
     by_point = {}
     for r in root.tagged_rows(rel):
@@ -795,7 +796,7 @@ def study_points(root):
 
 
 def study_fits(root):
-    """scaling.md: the grid's fitted laws with their bootstrap intervals."""
+    """studies.md: the grid's fitted laws with their bootstrap intervals."""
     rel = f"{STUDY}/fit.csv"
     rows = []
     for r in root.tagged_rows(rel):
@@ -821,7 +822,7 @@ def study_fits(root):
 
 
 def study_forecasts(root):
-    """scaling.md: each point forecast by the loss law fitted on the smaller budgets alone."""
+    """studies.md: each point forecast by the loss law fitted on the smaller budgets alone."""
     rel = f"{STUDY}/forecasts.csv"
     rows = []
     for r in root.tagged_rows(rel):
@@ -848,7 +849,7 @@ def mean_sd(xs):
 
 
 def study_seeds(root):
-    """scaling.md: the seed-to-seed scatter of two grid points (three seeds each)."""
+    """studies.md: the seed-to-seed scatter of two grid points (three seeds each)."""
     rel = f"{SEEDS}/points.csv"
     shapes = {}
     for r in root.tagged_rows(rel):
@@ -871,20 +872,26 @@ def study_seeds(root):
 
 TABLES = [
     ("README.md", "headline", headline),
-    ("docs/scaling.md", "study-points", study_points),
-    ("docs/scaling.md", "study-fits", study_fits),
-    ("docs/scaling.md", "study-forecasts", study_forecasts),
-    ("docs/scaling.md", "study-seeds", study_seeds),
+    ("docs/studies.md", "study-points", study_points),
+    ("docs/studies.md", "study-fits", study_fits),
+    ("docs/studies.md", "study-forecasts", study_forecasts),
+    ("docs/studies.md", "study-seeds", study_seeds),
     ("docs/scaling.md", "width-law", width_law),
     ("docs/scaling.md", "width-law-1000", width_law_1000),
     ("docs/reference-v2.md", "v2-sweep", v2_sweep),
     ("docs/reference-v2.md", "v2-forwards", v2_forwards),
     ("docs/reference-v2.md", "v2-gpu-100", v2_gpu_100),
-    ("docs/results.md", "v1-dedup", v1_results(V1_SWEEP)),
-    ("docs/results.md", "v1-nodedup", v1_results(V1_NODEDUP)),
+    ("docs/notes/2026-11-22-reference-v1.md", "v1-dedup", v1_results(V1_SWEEP)),
+    ("docs/notes/2026-11-22-reference-v1.md", "v1-nodedup", v1_results(V1_NODEDUP)),
+    # docs/results.md, the current oracles' headline tables: the same builders
+    # as README's headline and the per-oracle pages' tables.
+    ("docs/results.md", "results-headline", headline),
+    ("docs/results.md", "results-width-law", width_law_1000),
+    ("docs/results.md", "results-cube2", cube2_beam),
+    ("docs/results.md", "results-puzzle15", puzzle15_oracles),
     ("docs/gpu.md", "gpu-1000", gpu_1000),
     ("docs/gpu.md", "gpu-widths", gpu_widths),
-    ("docs/gpu.md", "gpu-100", gpu_100),
+    ("docs/notes/2026-11-22-gpu-h100.md", "gpu-100", gpu_100),
     ("docs/reference-v2.md", "v2-vs-policy", v2_vs_policy),
     ("docs/oracle-kinds.md", "kinds-full-budget", kinds_full_budget),
     ("docs/puzzle15.md", "puzzle15-oracles", puzzle15_oracles),
