@@ -27,6 +27,25 @@ pub(super) fn available() -> bool {
     }
 }
 
+/// Whether `VDPBF16PS` outruns the f32 FMA on this CPU, so that the
+/// products of `[backend] matmul = "bf16"` gain by running on it: on AMD
+/// (Zen 4, Zen 5) it advances twice the f32 FMA's multiply-adds per cycle;
+/// on Intel's Xeons half of them, slower than the same function as rounded
+/// operands in the f32 product (measured in
+/// `benches/results/train-vs-pytorch-xeon-avx512bf16-2026-12-02.txt`).
+pub(super) fn outruns_f32() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // The vendor string "AuthenticAMD", in EBX, EDX, ECX of leaf 0.
+        let r = std::arch::x86_64::__cpuid(0);
+        (r.ebx, r.edx, r.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// `C[32×32] = [A0; A1] · [B0 B1]` over `blocks` tile blocks, stored at
 /// `c` with row stride `ldc` floats.
 ///
@@ -104,6 +123,32 @@ pub(super) unsafe fn spin(iters: u64) -> f64 {
     }
     std::hint::black_box(acc);
     (iters * 12 * 32 * 2) as f64
+}
+
+/// FLOPs of `iters` rounds of twelve independent f32 `VFMADD` on 16
+/// lanes: the f32 product's peak on this core, which [`outruns_f32`] is
+/// held against in tests.
+///
+/// # Safety
+/// AVX-512 F is available.
+#[cfg(all(test, target_arch = "x86_64"))]
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn spin_f32(iters: u64) -> f64 {
+    use std::arch::x86_64::{_mm512_fmadd_ps, _mm512_set1_ps};
+    let x = _mm512_set1_ps(0.999_9);
+    let mut acc = [_mm512_setzero_ps(); 12];
+    for _ in 0..iters {
+        for a in &mut acc {
+            *a = _mm512_fmadd_ps(*a, x, x);
+        }
+    }
+    std::hint::black_box(acc);
+    (iters * 12 * 16 * 2) as f64
+}
+
+#[cfg(all(test, not(target_arch = "x86_64")))]
+pub(super) unsafe fn spin_f32(_: u64) -> f64 {
+    unreachable!("AVX-512 is never available off x86-64")
 }
 
 #[cfg(not(target_arch = "x86_64"))]

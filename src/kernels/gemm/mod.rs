@@ -77,18 +77,33 @@ pub enum Kernel {
 }
 
 impl Kernel {
-    /// The fastest kernel this CPU and OS can run, or `None` (no bf16 unit:
-    /// the caller keeps an f32 path). AMX comes first where both exist: on
-    /// the Xeons it is 15× the f32 FMA rate, where `vdpbf16ps` runs at
-    /// half the f32 rate (`docs/training.md`). `CUBE_ORACLE_BF16_KERNEL`
-    /// (`amx`, `avx512-bf16` or `none`) restricts the choice, for
-    /// measurements and tests; a kernel the CPU lacks is never chosen (and
-    /// [`Kernel::check_request`] refuses asking for it).
+    /// The fastest kernel this CPU and OS can run, or `None` (no bf16 unit
+    /// faster than the f32 product: the caller keeps the f32 path with
+    /// rounded operands, the same function). AMX comes first where both
+    /// exist: on the Xeons it is 15× the f32 FMA rate, where `vdpbf16ps`
+    /// runs at half the f32 rate (`docs/training.md`), so `avx512-bf16` is
+    /// chosen unasked only where it outruns the f32 FMA (AMD's Zen 4 and
+    /// Zen 5). `CUBE_ORACLE_BF16_KERNEL` (`amx`, `avx512-bf16` or `none`)
+    /// restricts the choice, for measurements and tests, and a unit named
+    /// there is taken even where it is slower; a kernel the CPU lacks is
+    /// never chosen (and [`Kernel::check_request`] refuses asking for it).
     #[must_use]
     pub fn detect() -> Option<Kernel> {
         let wanted = std::env::var("CUBE_ORACLE_BF16_KERNEL").ok().filter(|w| requested_ok(w));
         let allow = |k: Kernel| wanted.as_deref().is_none_or(|w| w == k.name());
-        [Kernel::Amx, Kernel::Avx512Bf16].into_iter().find(|&k| allow(k) && k.runs_here())
+        [Kernel::Amx, Kernel::Avx512Bf16]
+            .into_iter()
+            .find(|&k| allow(k) && k.runs_here() && (wanted.is_some() || k.outruns_f32()))
+    }
+
+    /// Whether the unit computes the bf16 product faster than the f32 FMA
+    /// computes it as rounded operands: AMX always; `vdpbf16ps` on AMD.
+    #[must_use]
+    pub fn outruns_f32(self) -> bool {
+        match self {
+            Kernel::Amx => true,
+            Kernel::Avx512Bf16 => avx512::outruns_f32(),
+        }
     }
 
     /// Checks `CUBE_ORACLE_BF16_KERNEL`: unset, `none`, or a unit this
@@ -508,6 +523,40 @@ pub(crate) mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// The vendor rule of [`Kernel::detect`] held against this core's own
+    /// rates: `avx512-bf16` counts as outrunning f32 exactly where a core
+    /// runs more multiply-adds per second through `vdpbf16ps` than through
+    /// f32 FMAs (twice as many on AMD's Zen 4 and Zen 5, half as many on
+    /// Intel's Xeons), and it is chosen unasked only there.
+    #[test]
+    fn avx512_bf16_is_chosen_unasked_only_where_it_outruns_the_f32_fma() {
+        let k = Kernel::Avx512Bf16;
+        let asked = std::env::var("CUBE_ORACLE_BF16_KERNEL").is_ok();
+        if !k.runs_here() {
+            assert_ne!(Kernel::detect(), Some(k));
+            eprintln!("no AVX512-BF16 on this CPU: only that it is not chosen is checked");
+            return;
+        }
+        let rate = |f: &dyn Fn() -> f64| {
+            let t = std::time::Instant::now();
+            let flops = f();
+            flops / t.elapsed().as_secs_f64()
+        };
+        // SAFETY: AVX512-BF16 (and so AVX-512 F) is available.
+        let bf16 = rate(&|| unsafe { avx512::spin(10_000_000) });
+        // SAFETY: as above.
+        let f32 = rate(&|| unsafe { avx512::spin_f32(10_000_000) });
+        let ratio = bf16 / f32;
+        assert!(
+            !(0.8..1.25).contains(&ratio),
+            "vdpbf16ps at {ratio:.2}x the f32 FMA's rate: neither clearly faster nor slower"
+        );
+        assert_eq!(k.outruns_f32(), ratio > 1.0, "vdpbf16ps runs at {ratio:.2}x the f32 FMA's FLOP rate here");
+        if !asked && !Kernel::Amx.runs_here() {
+            assert_eq!(Kernel::detect() == Some(k), ratio > 1.0, "ratio {ratio:.2}");
         }
     }
 
