@@ -51,7 +51,14 @@ mod avx512 {
     pub(super) unsafe fn block(_: &[u32], _: &[u32], _: &[u32], _: &[u32], _: usize, _: *mut f32, _: usize) {
         unreachable!("built without the bf16-kernels feature")
     }
+    pub(super) fn outruns_f32() -> bool {
+        false
+    }
     pub(super) unsafe fn spin(_: u64) -> f64 {
+        unreachable!("built without the bf16-kernels feature")
+    }
+    #[cfg(test)]
+    pub(super) unsafe fn spin_f32(_: u64) -> f64 {
         unreachable!("built without the bf16-kernels feature")
     }
 }
