@@ -26,52 +26,18 @@ silently. Prints one TSV row per setting, then a `best` row.
 import argparse
 import os
 import platform
+import sys
 import time
 import tomllib
 
 import torch
 from torch import nn
 
+# The network and its multiply-add count, as the GPU benchmark builds them.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpu_throughput import macs, network  # noqa: E402
+
 SETTINGS = ["f32", "f32-bf16mm", "bf16-amp"]
-
-
-class Dense(nn.Module):
-    def __init__(self, d_in, d_out, batch_norm):
-        super().__init__()
-        self.linear = nn.Linear(d_in, d_out)
-        self.norm = nn.BatchNorm1d(d_out) if batch_norm else nn.Identity()
-
-    def forward(self, x):
-        return self.norm(torch.relu(self.linear(x)))
-
-
-class Residual(nn.Module):
-    def __init__(self, width, batch_norm):
-        super().__init__()
-        self.first = Dense(width, width, batch_norm)
-        self.second = Dense(width, width, batch_norm)
-
-    def forward(self, x):
-        return self.second(self.first(x)) + x
-
-
-def network(model_cfg, inputs, moves):
-    batch_norm = model_cfg.get("norm", "batch") == "batch"
-    layers, width = [], inputs
-    for h in model_cfg["hidden"]:
-        layers.append(Dense(width, h, batch_norm))
-        width = h
-    layers += [Residual(width, batch_norm) for _ in range(model_cfg.get("residual_blocks", 0))]
-    layers.append(nn.Linear(width, moves))
-    return nn.Sequential(*layers)
-
-
-def macs(model_cfg, inputs, moves):
-    total, width = 0, inputs
-    for h in model_cfg["hidden"]:
-        total += width * h
-        width = h
-    return total + model_cfg.get("residual_blocks", 0) * 2 * width * width + width * moves
 
 
 def batches(n, count, moves, gen):
