@@ -19,7 +19,9 @@ search, for subsets, medians and the cubes two searches both solve;
 exact.csv: `solve exact`'s table by true distance), from runs/*/meta.json
 (parameters, samples_done, elapsed_s) and from the merged width law
 runs/cube3-q-long/solve/width-law-deepcubea-100.csv and width-law-deepcubea.csv
-(benches/width_law.py).
+(benches/width_law.py), whose widths 2^13..2^18 are checked against the
+summary.csv of the merged pieces they come from,
+runs/cube3-q-long/solve/deepcubea-w13..18 (benches/merge_pieces.py).
 Published cube figures (EfficientCube) are in no CSV: they are constants
 below, copied from src/solve/published.rs (the 15-puzzle's come from the
 sweeps' scaling.csv).
@@ -244,6 +246,9 @@ GPU_SWEEP = [f"{GPU}/solve/deepcubea-w7..9", f"{GPU}/solve/deepcubea-w10", f"{GP
 GPU_100 = [f"{GPU}/solve/deepcubea-100-w7..10"]
 WIDTH_LAW = f"{Q_LONG}/solve/width-law-deepcubea-100.csv"
 WIDTH_LAW_1000 = f"{Q_LONG}/solve/width-law-deepcubea.csv"
+# The widths 2^13..2^18 of both width laws: the pieces merged by
+# benches/merge_pieces.py, one summary row per cube set and width.
+Q_LONG_MERGED = f"{Q_LONG}/solve/deepcubea-w13..18"
 
 
 def headline(root):
@@ -298,12 +303,32 @@ def width_law_ids(root, width, below):
     return ids
 
 
-def width_law_table(root, rel, cubes, published_head):
-    """Reference v2's merged width law (benches/width_law.py's CSV) over the first `cubes` cubes."""
+def merged_summary(root, cube_set):
+    """width -> the merged pieces' summary.csv row of one cube set."""
+    rel = f"{Q_LONG_MERGED}/summary.csv"
+    out = {}
+    for r in root.tagged_rows(rel):
+        if r.get("set") == cube_set:
+            out[int(num(r, "width"))] = r
+    if not out:
+        raise Error(f"{rel}: no row of the cube set {cube_set!r}")
+    return rel, out
+
+
+def width_law_table(root, rel, cubes, published_head, cube_set):
+    """Reference v2's merged width law (benches/width_law.py's CSV) over the first `cubes` cubes;
+    the widths the merged pieces hold must agree with their summary."""
+    merged_rel, merged = merged_summary(root, cube_set)
     rows = []
     for r in root.csv_rows(rel):
         r["_file"] = rel
         w = int(num(r, "width"))
+        m = merged.get(w)
+        if m is not None:
+            for c in ("instances", "solved_pct", "mean_length"):
+                if abs(num(r, c) - num(m, c)) > 1e-9 * max(1.0, abs(num(m, c))):
+                    raise Error(f"{rel}: width {w}: {c} is {r[c]}, but {merged_rel} (set {cube_set}) has {m[c]}: "
+                                "rerun benches/width_law.py on the merged folder")
         k = log2(w)
         label = f"2^{k}"
         if r.get("complete") != "True":
@@ -325,17 +350,17 @@ def width_law_table(root, rel, cubes, published_head):
         ])
     head = ["width", "solved", "mean length (95% CI)", "optimal", published_head,
             "mean beam entropy", "entropy–length r"]
-    return [rel], table(head, rows)
+    return [rel, merged_rel], table(head, rows)
 
 
 def width_law(root):
     """scaling.md: reference v2's width law on the first 100 DeepCubeA cubes."""
-    return width_law_table(root, WIDTH_LAW, 100, "EfficientCube (all 1000)")
+    return width_law_table(root, WIDTH_LAW, 100, "EfficientCube (all 1000)", "deepcubea-100")
 
 
 def width_law_1000(root):
     """scaling.md and results.md: reference v2's width law on all 1000 DeepCubeA cubes."""
-    return width_law_table(root, WIDTH_LAW_1000, 1000, "EfficientCube")
+    return width_law_table(root, WIDTH_LAW_1000, 1000, "EfficientCube", "deepcubea")
 
 
 def v2_sweep(root):

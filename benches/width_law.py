@@ -1,18 +1,19 @@
 """The width law of one oracle on a fixed set of instances: solution length
-against beam width from `solve` sweeps run in pieces, merged, with the fit
-length(W) = L_inf + a * W^(-b) and bootstrap 95% intervals.
+against beam width from `solve` sweeps (and sweeps run in pieces), merged,
+with the fit length(W) = L_inf + a * W^(-b) and bootstrap 95% intervals.
 
     python3 benches/width_law.py [--ids A..B] [--fit-from K] [--csv OUT] [--plot STEM [--also NAME=CSV]...] SOLVE_FOLDER...
     python3 benches/width_law.py --ids 0..99 --fit-from 10 --csv runs/cube3-q-long/solve/width-law-deepcubea-100.csv \
         runs/cube3-q-long/solve/deepcubea-w7..10 runs/cube3-q-long/solve/deepcubea-w11..12 \
-        runs/cube3-q-long/solve/deepcubea-100-w1[3-6]* runs/cube3-q-long/solve/deepcubea-100[ab]-w16
+        runs/cube3-q-long/solve/deepcubea-w13..18
 
-Each SOLVE_FOLDER is a `solve` output folder; its instances.csv holds one
-row per (width, instance), every solution replayed by `solve`. Rows outside
-`--ids` (instance ids, inclusive) are ignored, so a 1000-cube sweep supplies
-the first 100 cubes' rows; a width whose rows do not cover every id of the
-set is reported as partial and left out of the fit. An instance row in two
-folders is an error.
+Each SOLVE_FOLDER is a `solve` output folder, or a folder of pieces merged
+by benches/merge_pieces.py (reference v2's 2^13..2^18 above); its
+instances.csv holds one row per (width, instance), every solution replayed
+by `solve`. Rows outside `--ids` (instance ids, inclusive) are ignored, so
+a 1000-cube sweep supplies the first 100 cubes' rows; a width whose rows
+do not cover every id of the set is reported as partial and left out of
+the fit. An instance row in two folders is an error.
 
 Per width: instances, solved %, mean length over solved instances with its
 95% interval (1.96 standard errors), % optimal, mean beam entropy and its

@@ -24,6 +24,10 @@
 # `benches/width_law.py` merges everything. One search at 2^15
 # takes about 30 s on one Zen 4 core, and doubles with each width: run it
 # with `nice` in the background.
+# Finished pieces are kept as merged tables (benches/merge_pieces.py; reference
+# v2's 2^13..2^18 are runs/cube3-q-long/solve/deepcubea-w13..18/): a piece
+# that a merged folder's provenance.csv lists counts as finished and is not
+# searched again, and the merge below reads the merged folder's rows.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUN=${RUN:-runs/cube3-q-long}
@@ -45,7 +49,14 @@ sets=$(mktemp -d)
 trap 'rm -rf "$sets"' EXIT
 tsv=data/cube3-deepcubea-test-1000.tsv
 letters=(a b c d e f g h)
-finished() { grep -qx 'state = complete' "$RUN/solve/$1/.cube-oracle-output" 2>/dev/null; }
+finished() { # finished <label>: its folder is complete, or a merged folder holds its rows
+  grep -qx 'state = complete' "$RUN/solve/$1/.cube-oracle-output" 2>/dev/null && return 0
+  local p
+  for p in "$RUN"/solve/*/provenance.csv; do
+    [ -f "$p" ] && awk -F, -v label="$1" '$1 == label { found = 1 } END { exit !found }' "$p" && return 0
+  done
+  return 1
+}
 piece_set() { # piece_set <pieces> <index> -> path of a TSV with that piece's cubes
   local n=$1 i=$2 from to
   from=$((i * cubes / n + 2))
@@ -84,7 +95,8 @@ done
 # MERGE=0 stops here (the pieces only, merged later on another machine).
 [ "${MERGE:-1}" = 0 ] && exit 0
 # Every finished plain sweep of the run for the set (no -nodedup or -sym
-# variants): the 1000-cube sweeps and the set's own pieces.
+# variants): the 1000-cube sweeps, merged pieces (deepcubea-w13..18) and
+# the set's own pieces not merged yet.
 if [ "$SET" = deepcubea ]; then
   globs=("$RUN"/solve/deepcubea-w* "$RUN"/solve/deepcubea-p*-w* "$RUN"/solve/deepcubea-100[a-h]-w*)
   ids=0..999

@@ -42,6 +42,7 @@ mod puzzle8;
 #[cfg(feature = "learn")]
 mod reliability;
 mod scramble;
+mod shipped;
 mod sliding;
 #[cfg(feature = "learn")]
 mod solve;
