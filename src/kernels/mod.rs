@@ -4,7 +4,9 @@
 //! AVX512-BF16), packing operands into tiles; [`compiled`] is a trained
 //! network compiled for inference (packed f32, bf16 or int8 weights, the
 //! bias, ReLU, batch norm and residual sum in each product's register
-//! tile, AVX2, AVX-512 and portable kernels chosen at run time); [`amx`]
+//! tile, AVX2, AVX-512 and portable kernels chosen at run time); [`norm`]
+//! is the training step's bias → ReLU → batch-norm pass, forward and
+//! backward, on feature-major activations; [`amx`]
 //! holds the AMX tile state both share; [`weights`] is a network's named
 //! f32 tensors and the safetensors format that carries them.
 //!
@@ -18,12 +20,13 @@
 //! `search`, `solve` or the puzzles, and compiles without the `learn`
 //! feature (`cargo test --no-default-features` builds and tests it). burn's
 //! training path reaches these kernels through backend extensions in
-//! `learn` (`learn::mixed`); `solve` through the compiled network.
+//! `learn` (`learn::mixed`, `learn::fused`); `solve` through the compiled network.
 
 #[cfg(target_arch = "x86_64")]
 pub mod amx;
 pub mod compiled;
 pub mod gemm;
+pub mod norm;
 pub mod weights;
 
 /// Why a kernel or a network cannot be built.

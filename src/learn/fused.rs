@@ -1,27 +1,26 @@
-//! One fused training kernel for the CPU backend: bias → ReLU → batch norm
-//! over a feature-major batch, forward and backward, as single passes.
+//! One fused training operation for the CPU backend: bias → ReLU → batch
+//! norm over a feature-major batch, forward and backward, as a burn
+//! backend extension with its own backward.
 //!
 //! Every hidden layer of a batch-norm network is `BN(ReLU(Wᵀx + b))`. Built
 //! from burn's tensor operations, a training step makes about eighteen
 //! passes over each `[features, batch]` activation forward and twenty
 //! backward (bias add, ReLU, the statistics, centring, scaling, and one
-//! backward kernel per operation), and the profile of the reference config
-//! put about a fifth of a step outside the GEMMs, in those passes
-//! (`docs/training.md`). Here the forward pass reads `Wᵀx` once and writes
-//! the ReLU output and the normalised output; the backward pass reads the
-//! output gradient and the ReLU output once and writes the input gradient,
-//! with the four parameter-side reductions (bias, γ, β and the statistics)
-//! done while each feature's row is in cache. Rows are features, so the
-//! work splits across threads by feature.
+//! backward kernel per operation). Here the forward pass reads `Wᵀx` once
+//! and writes the ReLU output and the normalised output, and the backward
+//! pass reads the output gradient and the ReLU output once and writes the
+//! input gradient: the passes are [`crate::kernels::norm`]'s (burn-free,
+//! AVX-512, AVX2 or portable code chosen at run time); this module routes
+//! them for the `flex` CPU backend and for autodiff over it.
 //!
 //! The function is the one burn computes (`batch_norm_train` with the
 //! biased batch variance; the ReLU gradient masked where the output is not
 //! positive); `learn::model::tests` checks outputs, gradients and running
-//! statistics against the composed path. It is a burn backend extension
-//! routed for the `flex` CPU backend and for autodiff over it, with a
-//! hand-written backward; [`applies`] says when a tensor is on that
-//! backend, and every other device (the GPU) keeps the composed operations.
+//! statistics against the composed path. [`applies`] says when a tensor is
+//! on that backend; every other device (the GPU) keeps the composed
+//! operations.
 
+use crate::kernels::norm;
 use burn::backend::autodiff::checkpoint::base::Checkpointer;
 use burn::backend::autodiff::checkpoint::strategy::CheckpointStrategy;
 use burn::backend::autodiff::grads::Gradients;
@@ -29,9 +28,7 @@ use burn::backend::autodiff::ops::{Backward, Ops, OpsKind};
 use burn::backend::tensor::FloatTensor;
 use burn::backend::{Autodiff, Backend, Dispatch, DispatchDevice, Flex, backend_extension};
 use burn::tensor::{DType, Shape, Tensor, TensorData};
-use rayon::prelude::*;
 use std::borrow::Cow;
-use std::mem::MaybeUninit;
 
 /// `BN(ReLU(z + bias))` with the batch's own statistics, feature-major.
 #[backend_extension(Flex, Autodiff)]
@@ -125,7 +122,7 @@ impl Backward<Flex, 4> for FusedBackward {
         let dy = grads.consume::<Flex>(&ops.node);
         let (h, gamma, mean, var, epsilon) = ops.state;
         let (features, batch) = dims(&h);
-        let g = backward_rows(
+        let g = norm::backward(
             &contiguous(&dy),
             &contiguous(&h),
             &contiguous(&gamma),
@@ -158,7 +155,7 @@ struct FlexForward {
 
 fn forward_flex(z: &Primitive, bias: &Primitive, gamma: &Primitive, beta: &Primitive, epsilon: f64) -> FlexForward {
     let (features, batch) = dims(z);
-    let f = forward_rows(&contiguous(z), &contiguous(bias), &contiguous(gamma), &contiguous(beta), batch, epsilon);
+    let f = norm::forward(&contiguous(z), &contiguous(bias), &contiguous(gamma), &contiguous(beta), batch, epsilon);
     FlexForward {
         y: primitive(f.y, vec![features, batch]),
         h: primitive(f.h, vec![features, batch]),
@@ -183,127 +180,4 @@ fn contiguous(t: &Primitive) -> Cow<'_, [f32]> {
 
 fn primitive(values: Vec<f32>, shape: Vec<usize>) -> Primitive {
     <Primitive>::from_data(TensorData::new(values, Shape::from(shape)))
-}
-
-/// The fused forward pass over `features` rows of `batch` values.
-struct Forward {
-    /// Normalised output, `[features, batch]`.
-    y: Vec<f32>,
-    /// `ReLU(z + bias)`, kept for the backward pass.
-    h: Vec<f32>,
-    /// Batch mean of `h` per feature.
-    mean: Vec<f32>,
-    /// Biased batch variance of `h` per feature.
-    var: Vec<f32>,
-}
-
-/// `y = γ (h − μ) / √(σ² + ε) + β` with `h = ReLU(z + bias)`, per row.
-fn forward_rows(z: &[f32], bias: &[f32], gamma: &[f32], beta: &[f32], batch: usize, epsilon: f64) -> Forward {
-    // Both outputs are written in full below, so they are not zeroed first
-    // (zeroing them cost a few per cent of a bf16 training step).
-    let len = z.len();
-    let (mut y, mut h) = (Vec::<f32>::with_capacity(len), Vec::<f32>::with_capacity(len));
-    let stats: Vec<(f32, f32)> = y.spare_capacity_mut()[..len]
-        .par_chunks_mut(batch)
-        .zip(h.spare_capacity_mut()[..len].par_chunks_mut(batch))
-        .zip(z.par_chunks(batch))
-        .enumerate()
-        .map(|(c, ((y, h), z))| {
-            for (h, &z) in h.iter_mut().zip(z) {
-                let v = z + bias[c];
-                h.write(if v.is_nan() || v > 0.0 { v } else { 0.0 });
-            }
-            let h = written(h);
-            let mean = lane_sum(h, |v| v) / batch as f32;
-            let var = lane_sum(h, |v| (v - mean) * (v - mean)) / batch as f32;
-            let scale = gamma[c] / (f64::from(var) + epsilon).sqrt() as f32;
-            let shift = beta[c] - mean * scale;
-            for (y, &h) in y.iter_mut().zip(h.iter()) {
-                y.write(h * scale + shift);
-            }
-            (mean, var)
-        })
-        .collect();
-    // SAFETY: every row of both was written above (the chunks cover `len`).
-    unsafe {
-        y.set_len(len);
-        h.set_len(len);
-    }
-    let (mean, var) = stats.into_iter().unzip();
-    Forward { y, h, mean, var }
-}
-
-/// A chunk whose every element has just been written, as plain floats.
-fn written(chunk: &mut [MaybeUninit<f32>]) -> &[f32] {
-    // SAFETY: callers pass chunks they wrote in full; `MaybeUninit<f32>`
-    // has the layout of `f32`.
-    unsafe { &*(std::ptr::from_mut(chunk) as *const [f32]) }
-}
-
-/// Gradients of the fused layer: `[features, batch]` for `z`,
-/// `[features]` for the rest.
-struct Gradient {
-    dz: Vec<f32>,
-    dbias: Vec<f32>,
-    dgamma: Vec<f32>,
-    dbeta: Vec<f32>,
-}
-
-/// The backward pass of [`forward_rows`] given the output gradient `dy`:
-/// with `x̂ = (h − μ)/σ`, `dβ = Σ dy`, `dγ = Σ dy·x̂`,
-/// `dh = γ/σ · (dy − dβ/n − x̂·dγ/n)`, `dz = dh` where `h > 0`, and
-/// `dbias = Σ dz`.
-fn backward_rows(
-    dy: &[f32],
-    h: &[f32],
-    gamma: &[f32],
-    mean: &[f32],
-    var: &[f32],
-    batch: usize,
-    epsilon: f64,
-) -> Gradient {
-    let len = dy.len();
-    let mut dz = Vec::<f32>::with_capacity(len);
-    let n = batch as f32;
-    let sums: Vec<(f32, f32, f32)> = dz.spare_capacity_mut()[..len]
-        .par_chunks_mut(batch)
-        .zip(dy.par_chunks(batch).zip(h.par_chunks(batch)))
-        .enumerate()
-        .map(|(c, (dz, (dy, h)))| {
-            let inv_std = 1.0 / (f64::from(var[c]) + epsilon).sqrt() as f32;
-            let mu = mean[c];
-            let dbeta = lane_sum(dy, |v| v);
-            let dgamma = lane_dot(dy, h, |g, v| g * (v - mu)) * inv_std;
-            let scale = gamma[c] * inv_std;
-            let (a, b) = (dbeta / n, dgamma / n * inv_std);
-            for ((dz, &g), &v) in dz.iter_mut().zip(dy).zip(h) {
-                let grad = scale * (g - a - (v - mu) * b);
-                dz.write(if v.is_nan() || v > 0.0 { grad } else { 0.0 });
-            }
-            let dz = written(dz);
-            (lane_sum(dz, |v| v), dgamma, dbeta)
-        })
-        .collect();
-    // SAFETY: every row of `dz` was written above (the chunks cover `len`).
-    unsafe { dz.set_len(len) };
-    let (dbias, (dgamma, dbeta)) = sums.into_iter().map(|(b, g, beta)| (b, (g, beta))).unzip();
-    Gradient { dz, dbias, dgamma, dbeta }
-}
-
-/// `Σ f(xᵢ)` in eight independent lanes, so that the loop vectorises.
-fn lane_sum(xs: &[f32], f: impl Fn(f32) -> f32) -> f32 {
-    lane_dot(xs, xs, |x, _| f(x))
-}
-
-/// `Σ f(aᵢ, bᵢ)` in eight independent lanes.
-fn lane_dot(a: &[f32], b: &[f32], f: impl Fn(f32, f32) -> f32) -> f32 {
-    let mut acc = [0.0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = ca.remainder().iter().zip(cb.remainder()).map(|(&x, &y)| f(x, y)).sum();
-    for (xa, xb) in ca.zip(cb) {
-        for ((acc, &x), &y) in acc.iter_mut().zip(xa).zip(xb) {
-            *acc += f(x, y);
-        }
-    }
-    acc.iter().sum::<f32>() + tail
 }
