@@ -144,19 +144,20 @@ fn every_shipped_solution_replays_on_its_test_set() {
                         for &m in path.iter().rev() {
                             cube2.apply(&mut start, cube2.inverse(m));
                         }
-                        let first = cube2_starts.entry(row["id"].clone()).or_insert_with(|| start.clone());
+                        let first = cube2_starts.entry(row["id"].clone()).or_insert(start);
                         assert_eq!(*first, start, "{at}: another width solved another position of this id");
                         check(&cube2, &start, row, distance, &at);
                     }
                 }
                 other => panic!("{at}: puzzle `{other}` has no replay here"),
             }
-            *replayed.entry(match puzzle {
-                "cube3-qtm" => "cube3",
-                "puzzle15" => "puzzle15",
-                _ => "cube2",
-            })
-            .or_default() += usize::from(solved);
+            *replayed
+                .entry(match puzzle {
+                    "cube3-qtm" => "cube3",
+                    "puzzle15" => "puzzle15",
+                    _ => "cube2",
+                })
+                .or_default() += usize::from(solved);
         }
     }
     // The shipped width laws alone hold reference v2's 1000 cubes at
