@@ -487,6 +487,13 @@ impl Output {
         let run = enclosing_run(parent).map(|r| lock_shared(&r)).transpose()?;
         let lock = lock(&target)?;
         recover(&target)?;
+        // An empty folder at the name (made by hand, or left by a tool of
+        // an older version killed while it set up) holds nothing to lose.
+        if std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_dir())
+            && std::fs::read_dir(&target).is_ok_and(|mut e| e.next().is_none())
+        {
+            std::fs::remove_dir(&target).map_err(io("removing the empty folder", &target))?;
+        }
         let found = std::fs::symlink_metadata(&target).is_ok().then(|| classify(&target));
         let work = match found {
             Some(Found::Foreign(why)) => return Err(FolderError::NotOurs { dir: target, why }),
@@ -505,11 +512,13 @@ impl Output {
                         kept.display()
                     );
                 }
-                std::fs::create_dir_all(&target).map_err(io("creating", &target))?;
+                create_marked(&target)?;
                 target.clone()
             }
         };
-        write_marker(&work, false)?;
+        if work != target {
+            write_marker(&work, false)?;
+        }
         Ok(Self { target, work, committed: false, _lock: lock, _run: run })
     }
 
@@ -540,6 +549,28 @@ impl Output {
         }
         Ok(self.target.clone())
     }
+}
+
+/// Makes the new output folder `target` with its marker in one step: the
+/// folder is made and marked as the hidden sibling `.<name>.new-<pid>`, then
+/// renamed into place, so that no kill, at any instant, leaves a folder at
+/// `target` without a marker (which the next claim would have to refuse as
+/// not its own). A kill before the rename leaves only the sibling, which
+/// [`recover`] removes.
+fn create_marked(target: &Path) -> Result<(), FolderError> {
+    if let Some(parent) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(io("creating", parent))?;
+    }
+    let staged = sibling(target, ".", &format!(".new-{}", std::process::id()));
+    std::fs::create_dir(&staged).map_err(io("creating", &staged))?;
+    let made =
+        write_marker(&staged, false).and_then(|()| std::fs::rename(&staged, target).map_err(io("creating", target)));
+    if made.is_err() {
+        let _ = std::fs::remove_dir_all(&staged);
+    }
+    made?;
+    crate::rundir::sync_parent(target);
+    Ok(())
 }
 
 /// Renames the unfinished output folder `from` (the folder `target` itself,
@@ -581,8 +612,16 @@ impl Drop for Output {
                 eprintln!("the unfinished results are kept in {}", kept.display());
             }
         } else {
-            let _ = std::fs::remove_file(self.work.join(MARKER));
-            let _ = std::fs::remove_dir(&self.work);
+            // Moved out of the name first, so that a kill here leaves a
+            // leftover that the next claim removes, never an unmarked folder.
+            let gone = sibling(&self.target, ".", &format!(".new-{}", std::process::id()));
+            let at = if self.work == self.target && std::fs::rename(&self.work, &gone).is_ok() {
+                gone
+            } else {
+                self.work.clone()
+            };
+            let _ = std::fs::remove_file(at.join(MARKER));
+            let _ = std::fs::remove_dir(&at);
         }
     }
 }
@@ -795,6 +834,33 @@ mod tests {
         assert!(root.join(".out.new-lr.lock").is_file() && root.join(".out.old-x.lock").is_file());
         assert!(other.dir().is_dir() && root.join("out/a.csv").is_file());
         drop((again, other));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_new_folder_appears_with_its_marker_and_a_kill_before_that_blocks_nothing() {
+        let root = scratch("atomic");
+        // What a claim killed while it made a new folder leaves: the marked
+        // staging sibling, never a folder at the name without a marker.
+        write_marker(&root.join(".fresh.new-9"), false).unwrap();
+        let out = Output::claim(&root, "fresh", "--label", IfExists::Refuse).unwrap();
+        assert!(matches!(classify(&root.join("fresh")), Found::Interrupted), "marked from its first instant");
+        assert!(!root.join(".fresh.new-9").exists(), "the killed claim's sibling is removed");
+        let staged = root.join(format!(".fresh.new-{}", std::process::id()));
+        assert!(!staged.exists(), "the claim's own staging folder became the folder");
+        assert_eq!(out.dir(), root.join("fresh"));
+        drop(out);
+        assert!(
+            std::fs::read_dir(&root)
+                .unwrap()
+                .flatten()
+                .all(|e| e.file_name() != "fresh" && !e.file_name().to_string_lossy().starts_with(".fresh.new-")),
+            "an unused claim leaves nothing"
+        );
+        // An empty folder at the name holds nothing to lose: it is taken.
+        std::fs::create_dir(root.join("fresh")).unwrap();
+        Output::claim(&root, "fresh", "--label", IfExists::Refuse).unwrap().commit().unwrap();
+        assert!(is_finished_output(&root.join("fresh")));
         std::fs::remove_dir_all(&root).unwrap();
     }
 
