@@ -146,6 +146,7 @@ fn main() {
         kind: OracleKind::Policy,
         loss: None,
         forward_targets: None,
+        rank_weight: None,
         encoding: Encoding::OneHot,
         hidden: vec![1024, 1024],
         residual_blocks: 2,

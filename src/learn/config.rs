@@ -288,6 +288,9 @@ pub struct DataSection {
     pub label_pool: Option<usize>,
 }
 
+/// The largest `model.rank_weight`.
+pub const MAX_RANK_WEIGHT: f64 = 100.0;
+
 /// Batches per pool of trajectory-minimum labels when `data.label_pool` is
 /// not given: 64 batches, 133,120 states at the cube's 2,080 per batch.
 pub const DEFAULT_LABEL_POOL: usize = 64;
@@ -348,6 +351,12 @@ impl ModelSection {
     pub fn forward_targets(&self) -> bool {
         self.kind.has_forward_targets() && self.forward_targets.unwrap_or(true)
     }
+
+    /// The ranking term's weight in effect (0 when not given).
+    #[must_use]
+    pub fn rank_weight(&self) -> f64 {
+        self.rank_weight.unwrap_or(0.0)
+    }
 }
 
 /// Normalisation after each hidden layer.
@@ -377,6 +386,12 @@ pub struct ModelSection {
     /// `k + 1` (default true; see `learn::objective`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forward_targets: Option<bool>,
+    /// Q-distance only: the weight of a ranking term beside the regression
+    /// (default 0, none): the cross-entropy of `softmax(−Q)` on the move
+    /// that undoes the walk's step, so the undoing child ranks first among
+    /// its siblings (see `learn::objective`). Finite, in [0, 100].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank_weight: Option<f64>,
     /// Input encoding (`one-hot`).
     pub encoding: Encoding,
     /// Widths of the plain hidden layers, in order (at least one).
@@ -526,6 +541,42 @@ pub struct BackendSection {
     /// burn's bf16 tensors, the result rounded to bf16; `learn::mixed`).
     #[serde(default)]
     pub matmul: Matmul,
+    /// The operations of a training step on the CPU: `fused` (the default:
+    /// the project's kernels, bias → ReLU → batch norm in one pass each
+    /// way; `learn::fused`) or `burn` (burn's own composed operations, for
+    /// checking). The GPU always runs burn's (and refuses `fused`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops: Option<Ops>,
+}
+
+impl BackendSection {
+    /// The CPU training step's operations in effect (`fused` unless set).
+    #[must_use]
+    pub fn ops(&self) -> Ops {
+        self.ops.unwrap_or_default()
+    }
+}
+
+/// The operations of a CPU training step (`backend.ops`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ops {
+    /// The project's fused kernels where they apply.
+    #[default]
+    Fused,
+    /// burn's own operations throughout.
+    Burn,
+}
+
+impl Ops {
+    /// The name used in configs and `meta.json`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Fused => "fused",
+            Self::Burn => "burn",
+        }
+    }
 }
 
 /// Arithmetic of the hidden layers' matrix products on the CPU: in
@@ -651,6 +702,13 @@ impl TrainConfig {
                 "must be \"f32\" on the CPU (flex32, f16 and bf16 are for device = \"gpu\")",
             ));
         }
+        if self.backend.device == DeviceKind::Gpu && self.backend.ops == Some(Ops::Fused) {
+            return Err(invalid(
+                "backend.ops",
+                "fused",
+                "is the CPU's; on device = \"gpu\" a training step runs burn's operations (\"burn\")",
+            ));
+        }
         if self.backend.matmul == Matmul::Int8 {
             return Err(invalid(
                 "backend.matmul",
@@ -755,6 +813,18 @@ impl TrainConfig {
                 "needs data.depths = \"all-prefixes\" (the next move is that of the walk's next sample); \
                  with \"uniform\" depths there is none",
             ));
+        }
+        if let Some(w) = self.model.rank_weight {
+            if !(w.is_finite() && (0.0..=MAX_RANK_WEIGHT).contains(&w)) {
+                return Err(invalid("model.rank_weight", w, format!("must be finite and in [0, {MAX_RANK_WEIGHT}]")));
+            }
+            if self.model.kind != OracleKind::QDistance {
+                return Err(invalid(
+                    "model.rank_weight",
+                    w,
+                    format!("applies to kind = \"q-distance\"; this config's kind is \"{}\"", self.model.kind),
+                ));
+            }
         }
         match (self.data.labels, self.data.label_pool) {
             (Labels::Walk, Some(p)) => {

@@ -16,7 +16,7 @@
 
 use super::{checkpoint, fused, mixed};
 use crate::kernels::weights::NamedTensor;
-use crate::learn::config::{Matmul, ModelSection, Norm, TrainConfig};
+use crate::learn::config::{Matmul, ModelSection, Norm, Ops, TrainConfig};
 use crate::learn::error::LearnError;
 use crate::search::OracleKind;
 use burn::module::Module;
@@ -40,6 +40,9 @@ pub struct Dense {
     /// from `matmul` so that a bf16 training run validates in f32.
     #[module(skip)]
     inference_matmul: Matmul,
+    /// Whose operations a CPU training step runs ([`OracleNet::with_ops`]).
+    #[module(skip)]
+    ops: Ops,
 }
 
 impl Dense {
@@ -52,6 +55,7 @@ impl Dense {
             },
             matmul: Matmul::F32,
             inference_matmul: Matmul::F32,
+            ops: Ops::Fused,
         }
     }
 
@@ -75,7 +79,7 @@ impl Dense {
     /// The same layer on a feature-major batch: `x` is `[d_in, batch]`,
     /// the result `[d_out, batch]` (see [`OracleNet::forward`]).
     fn forward_feature_major(&self, x: Tensor<2>) -> Tensor<2> {
-        if let (Some(bn), Some(bias)) = (&self.norm, &self.linear.bias)
+        if let (Ops::Fused, Some(bn), Some(bias)) = (self.ops, &self.norm, &self.linear.bias)
             && fused::applies(&x)
         {
             return self.forward_fused(x, bn, bias.val());
@@ -179,6 +183,17 @@ impl OracleNet {
             })
             .collect();
         Self { trunk, blocks, head: LinearConfig::new(width, outputs).init(device) }
+    }
+
+    /// The same network with a CPU training step's operations chosen by
+    /// `ops` (`[backend] ops`): the project's fused kernels, or burn's own
+    /// operations throughout.
+    #[must_use]
+    pub fn with_ops(mut self, ops: Ops) -> Self {
+        for layer in self.hidden_mut() {
+            layer.ops = ops;
+        }
+        self
     }
 
     /// The same network with every hidden layer's product in training
@@ -465,6 +480,7 @@ mod tests {
             kind: OracleKind::Policy,
             loss: None,
             forward_targets: None,
+            rank_weight: None,
             encoding: Encoding::OneHot,
             hidden: vec![48, 32],
             residual_blocks: 1,

@@ -11,7 +11,11 @@
 //! second target to the same state: the output `m'⁻¹` (the child the walk
 //! went on to) is regressed on `k + 1`. Without it, the outputs of moves
 //! that lead away from the goal get almost no targets (a pruned walk rarely
-//! steps back), and the network is free to make them look short. A **value** network is
+//! steps back), and the network is free to make them look short. With
+//! `model.rank_weight = w > 0` a ranking term is added: `w` times the
+//! cross-entropy of `softmax(−Q)` on `m`, which asks the undoing child to
+//! look shortest among its siblings, as a policy is asked to put its mass
+//! on `m`. A **value** network is
 //! regressed on `k` (correct: `|V − k| < ½`). Walk steps bound the true
 //! distance from above, so the distance kinds learn an upper estimate, as
 //! in CayleyPy and EfficientCube's walk-length targets.
@@ -72,10 +76,22 @@ pub fn loss(
                 .map(|(i, &d)| cap(target(OracleKind::QDistance, d), i, |b| &b.back))
                 .collect();
             let t = Tensor::<2>::from_data(TensorData::new(t, [n, 1]), device);
-            let back = regression(model.loss(), outputs.clone().gather(1, y), t);
+            let back = regression(model.loss(), outputs.clone().gather(1, y.clone()), t);
+            // The ranking term: cross-entropy of softmax(−Q) on the undoing
+            // move, so that child ranks first among its siblings.
+            let w = model.rank_weight();
+            let rank = |q: Tensor<2>| (w > 0.0).then(|| log_softmax(q.neg(), 1).gather(1, y).mean().neg() * w);
             if !model.forward_targets() {
-                return Ok((back.mean(), correct));
+                let reg = back.mean();
+                return Ok((
+                    match rank(outputs) {
+                        Some(r) => reg + r,
+                        None => reg,
+                    },
+                    correct,
+                ));
             }
+            let ranked = rank(outputs.clone());
             // The walk's next state, at depth k + 1, is the child reached by
             // undoing `forward` (where the walk went on).
             let present: Vec<f32> = forward.iter().map(|&f| f32::from(u8::from(f >= 0))).collect();
@@ -87,7 +103,11 @@ pub fn loss(
             let mask = Tensor::<2>::from_data(TensorData::new(present, [n, 1]), device);
             let tf = Tensor::<2>::from_data(TensorData::new(tf, [n, 1]), device);
             let fwd = regression(model.loss(), outputs.gather(1, cols), tf) * mask;
-            (back.sum() + fwd.sum()) / (n as f32 + weight)
+            let reg = (back.sum() + fwd.sum()) / (n as f32 + weight);
+            match ranked {
+                Some(r) => reg + r,
+                None => reg,
+            }
         }
         OracleKind::Value => {
             debug_assert!(bounds.is_none(), "the config refuses Bellman targets for a value network");
@@ -183,10 +203,14 @@ mod tests {
     }
 
     fn loss_of(outputs: Vec<f32>, batch: Batch, bounds: Option<&Bounds>) -> f32 {
+        loss_with(outputs, batch, bounds, "")
+    }
+
+    fn loss_with(outputs: Vec<f32>, batch: Batch, bounds: Option<&Bounds>, extra: &str) -> f32 {
         let device = crate::learn::backend::device(crate::learn::config::DeviceKind::Cpu).unwrap();
-        let model: ModelSection = toml::from_str(
-            "kind = \"q-distance\"\nencoding = \"one-hot\"\nhidden = [4]\nresidual_blocks = 0\nnorm = \"none\"",
-        )
+        let model: ModelSection = toml::from_str(&format!(
+            "kind = \"q-distance\"\nencoding = \"one-hot\"\nhidden = [4]\nresidual_blocks = 0\nnorm = \"none\"\n{extra}"
+        ))
         .unwrap();
         let n = batch.len();
         let outputs = Tensor::<2>::from_data(TensorData::new(outputs, [n, 2]), &device);
@@ -210,6 +234,23 @@ mod tests {
         // A bound above the walk's distance changes nothing.
         let b = Bounds { back: vec![9.0, 9.0], forward: vec![9.0, 9.0] };
         assert!((loss_of(q, set, Some(&b)) - 3.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_ranking_term_is_the_cross_entropy_of_softmax_minus_q_on_the_undoing_move() {
+        // Steps 3 and 4, no next move: regression (1 + 4) / 2 on outputs 0
+        // and 1. Ranking: −ln softmax(−[1, 2])₀ = ln(1 + e⁻¹) and
+        // −ln softmax(−[0, 5])₁ = 5 + ln(1 + e⁻⁵).
+        let set = batch(vec![0, 1], vec![3, 4]);
+        let q = vec![1.0, 2.0, 0.0, 5.0];
+        let reg = 2.5f64;
+        let rank = ((1.0 + (-1.0f64).exp()).ln() + 5.0 + (1.0 + (-5.0f64).exp()).ln()) / 2.0;
+        assert!((f64::from(loss_of(q.clone(), set.clone(), None)) - reg).abs() < 1e-6);
+        let with = f64::from(loss_with(q.clone(), set.clone(), None, "rank_weight = 0.5"));
+        assert!((with - (reg + 0.5 * rank)).abs() < 1e-5, "{with}");
+        // Without forward targets the same sum.
+        let with = f64::from(loss_with(q, set, None, "rank_weight = 0.5\nforward_targets = false"));
+        assert!((with - (reg + 0.5 * rank)).abs() < 1e-5, "{with}");
     }
 
     #[test]

@@ -92,6 +92,13 @@ impl Meta {
                 Matmul::Int8 => "int8".to_string(),
             },
             "precision": cfg.backend.precision.name(),
+            "ops": match (cfg.backend.device, cfg.backend.ops()) {
+                (crate::learn::config::DeviceKind::Cpu, crate::learn::config::Ops::Fused) => format!(
+                    "fused (batch norm on {})",
+                    crate::kernels::norm::Isa::detect().name()
+                ),
+                _ => "burn".to_string(),
+            },
             "threads": rayon::current_num_threads(),
             "data_workers": cfg.train.data_workers,
             "walk": cfg.data.walk.name(),
@@ -105,6 +112,7 @@ impl Meta {
             "kind": cfg.model.kind.name(),
             "loss": cfg.model.loss().name(),
             "forward_targets": cfg.forward_targets(),
+            "rank_weight": cfg.model.rank_weight(),
             "parameters": parameter_count(&cfg.model, inputs, cfg.model.kind.outputs(moves)),
             "forward_macs_per_sample": macs,
             "flops_per_sample": super::finetune::flops_per_mac(cfg.finetune.as_ref()) * macs as f64,

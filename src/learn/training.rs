@@ -475,7 +475,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
         }
     }
 
-    let mut model = model.with_matmul(cfg.backend.matmul);
+    let mut model = model.with_matmul(cfg.backend.matmul).with_ops(cfg.backend.ops());
     let header_metrics = ["step", "samples", "elapsed_s", "lr", "loss", "accuracy", "samples_per_s"];
     let header_kl = ["step", "cross_entropy", "kl_target_prediction", "kl_marginal_uniform", "kl_previous_snapshot"];
     let total = cfg.total_steps();

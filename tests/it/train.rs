@@ -2,7 +2,7 @@
 //! right headers, a depth-1–2 model learns depth-1 states, resuming equals
 //! an uninterrupted run, and bad input gives specific errors.
 
-use cube_oracle::learn::config::{LengthSpec, Matmul, TrainConfig};
+use cube_oracle::learn::config::{LengthSpec, Matmul, Ops, TrainConfig};
 use cube_oracle::learn::training::{self, TrainOptions};
 use cube_oracle::rundir::Existing;
 use std::path::{Path, PathBuf};
@@ -138,6 +138,36 @@ fn shallow_training_learns_depth_one_exactly() {
     std::fs::remove_dir_all(&out).unwrap();
 }
 
+/// A seeded run on the project's fused kernels (`backend.ops = "fused"`,
+/// the default) follows the same run on burn's own operations step by
+/// step: the logged losses agree to 1e-3 relative over 60 steps of f32
+/// products (only the order of f32 sums differs), and `meta.json` names
+/// the operations each ran.
+#[test]
+fn the_fused_step_follows_burns_own_operations() {
+    let out = tmp("ops");
+    let mut losses = Vec::new();
+    for ops in [Ops::Fused, Ops::Burn] {
+        let name = format!("ops-{}", ops.name());
+        let mut cfg = smoke(&out, &name);
+        cfg.train.steps = Some(60);
+        cfg.train.log_every = 5;
+        cfg.backend.ops = Some(ops);
+        training::run(&cfg, &opts(Existing::Refuse, None)).unwrap();
+        let loss: Vec<f64> =
+            column(&out.join(&name).join("metrics.csv"), "loss").iter().map(|s| s.parse().unwrap()).collect();
+        losses.push(loss);
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join(&name).join("meta.json")).unwrap()).unwrap();
+        assert!(meta["ops"].as_str().unwrap().starts_with(ops.name()), "{name}: {}", meta["ops"]);
+    }
+    assert_eq!(losses[0].len(), 12);
+    for (step, (a, b)) in losses[0].iter().zip(&losses[1]).enumerate() {
+        assert!((a - b).abs() <= 1e-3 * b.abs(), "log {step}: fused {a}, burn {b}");
+    }
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
 #[test]
 fn resuming_gives_the_same_metrics_as_an_uninterrupted_run() {
     let out = tmp("resume");
@@ -219,7 +249,7 @@ fn bad_configs_and_existing_runs_are_refused() {
     let dir = tmp("cli");
     std::fs::create_dir_all(&dir).unwrap();
     let base = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/smoke.toml")).unwrap();
-    let cases: [(&str, String, &str); 13] = [
+    let cases: [(&str, String, &str); 15] = [
         ("no-metric", base.replace("metric = \"qtm\"\n", ""), "`puzzle.metric` (missing) is required for cube3"),
         (
             "sliding-metric",
@@ -247,6 +277,16 @@ fn bad_configs_and_existing_runs_are_refused() {
             "bad-matmul",
             base.replace("device = \"cpu\"", "device = \"cpu\"\nmatmul = \"f16\""),
             "unknown variant `f16`, expected one of `f32`, `bf16`, `int8`",
+        ),
+        (
+            "gpu-fused-ops",
+            base.replace("device = \"cpu\"", "device = \"gpu\"\nops = \"fused\""),
+            "`backend.ops` (fused) is the CPU's",
+        ),
+        (
+            "bad-ops",
+            base.replace("device = \"cpu\"", "device = \"cpu\"\nops = \"warp\""),
+            "unknown variant `warp`, expected `fused` or `burn`",
         ),
         (
             "int8-matmul",

@@ -445,6 +445,18 @@ fn bad_values_are_refused_with_the_key_named() {
             assert!(e.contains(part), "{lines}: expected `{part}` in: {e}");
         }
     }
+    // The ranking term's weight: finite, in range, and only for a Q network.
+    for (lines, expected) in [
+        ("rank_weight = nan", ["`model.rank_weight` (NaN)", "must be finite and in [0, 100]"]),
+        ("rank_weight = -1.0", ["`model.rank_weight` (-1)", "must be finite and in [0, 100]"]),
+        ("rank_weight = 0.5", ["`model.rank_weight` (0.5)", "applies to kind = \"q-distance\""]),
+    ] {
+        let text = base.replace("[model]\n", &format!("[model]\n{lines}\n"));
+        let e = TrainConfig::parse(&text, Path::new("bad.toml")).unwrap_err().to_string();
+        for part in expected {
+            assert!(e.contains(part), "{lines}: expected `{part}` in: {e}");
+        }
+    }
     let good = with_data(&base, "walk = \"non-backtracking\"\ndepths = \"uniform\"");
     let cfg = TrainConfig::parse(&good, Path::new("good.toml")).unwrap();
     assert_eq!((cfg.data.walk, cfg.data.depths), (WalkKind::NonBacktracking, Depths::Uniform));
