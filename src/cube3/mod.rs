@@ -25,6 +25,24 @@ use crate::puzzle::{MoveId, Puzzle, Recent};
 use geometry::TURN_PERMS;
 
 /// The cube as a puzzle with the move set of one metric.
+///
+/// ```
+/// use cube_oracle::cube3::{Cube3Puzzle, Metric};
+/// use cube_oracle::puzzle::Puzzle;
+///
+/// let p = Cube3Puzzle::new(Metric::Qtm);
+/// assert_eq!(p.num_moves(), 12);
+/// let mut s = p.goal();
+/// // A quarter turn four times, and a move then its inverse, are the identity.
+/// for turns in 1..=4 {
+///     p.apply(&mut s, 0);
+///     assert_eq!(p.is_goal(&s), turns == 4);
+/// }
+/// p.apply(&mut s, 3);
+/// assert!(!p.is_goal(&s));
+/// p.apply(&mut s, p.inverse(3));
+/// assert!(p.is_goal(&s));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Cube3Puzzle {
     /// The move metric (QTM: 12 moves, HTM: 18).

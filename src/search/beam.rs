@@ -154,7 +154,48 @@ struct Candidate {
     action: MoveId,
 }
 
-/// Runs beam search from `start`.
+/// Runs beam search from `start`: at each depth every kept state is
+/// expanded, its children ranked by `oracle`'s answers (path
+/// log-probability for a policy; `g + Q` or `g + V`, least first, for the
+/// distance kinds), and the best
+/// `cfg.width` kept; it stops at the first depth that holds the goal, so
+/// with a width that keeps every state the solution is a shortest one.
+///
+/// # Errors
+/// [`SearchError::WidthOutOfRange`] for a width outside `1..=MAX_WIDTH`,
+/// [`SearchError::MoveCount`] for an oracle of another move count,
+/// [`SearchError::Oracle`] when it fails, [`SearchError::NonFinite`] when
+/// it answers a value that is not finite.
+///
+/// ```
+/// use cube_oracle::puzzle::Puzzle;
+/// use cube_oracle::search::{BeamConfig, Oracle, OracleError, beam_search};
+/// use cube_oracle::sliding::{Goal, Sliding};
+///
+/// /// A policy that knows nothing: every move equally likely.
+/// struct Uniform;
+/// impl Oracle for Uniform {
+///     fn num_moves(&self) -> usize {
+///         4
+///     }
+///     fn predict(&mut self, _: &[f32], _: usize, out: &mut [f32]) -> Result<(), OracleError> {
+///         out.fill(0.25f32.ln());
+///         Ok(())
+///     }
+/// }
+///
+/// let p = Sliding::new(3, Goal::BlankLast).unwrap();
+/// let start = p.board(&[1, 2, 3, 4, 5, 6, 0, 7, 8]).unwrap();
+/// let cfg = BeamConfig { width: 64, max_depth: 10, dedup: true, prune: true, record_beams: false };
+/// let out = beam_search(&p, &mut Uniform, &start, &cfg).unwrap();
+/// let path = out.solution.expect("found within 10 moves");
+/// assert_eq!(path.len(), 2);
+/// let mut s = start;
+/// for &m in &path {
+///     p.apply(&mut s, m);
+/// }
+/// assert!(p.is_goal(&s));
+/// ```
 pub fn beam_search<P: Puzzle, O: Oracle>(
     puzzle: &P,
     oracle: &mut O,

@@ -111,7 +111,27 @@ impl<P: Puzzle, H: Heuristic<P>> Ctx<'_, P, H> {
 }
 
 /// Runs IDA* from `start`; `max_depth` bounds the threshold (the search
-/// reports `Exhausted` beyond it).
+/// reports `Exhausted` beyond it). With an admissible heuristic the path
+/// found is a shortest one.
+///
+/// ```
+/// use cube_oracle::heuristics::sliding::Manhattan;
+/// use cube_oracle::puzzle::Puzzle;
+/// use cube_oracle::search::{Limits, Status, ida_star};
+/// use cube_oracle::sliding::{Goal, Sliding};
+///
+/// // The 8-puzzle with the blank two cells left of its goal cell: two moves.
+/// let p = Sliding::new(3, Goal::BlankLast).unwrap();
+/// let start = p.board(&[1, 2, 3, 4, 5, 6, 0, 7, 8]).unwrap();
+/// let out = ida_star(&p, &Manhattan::new(&p), &start, Limits::default(), 31);
+/// assert_eq!(out.status, Status::Solved);
+/// assert_eq!(out.path.len(), 2);
+/// let mut s = start;
+/// for &m in &out.path {
+///     p.apply(&mut s, m);
+/// }
+/// assert!(p.is_goal(&s));
+/// ```
 pub fn ida_star<P: Puzzle, H: Heuristic<P>>(
     puzzle: &P,
     h: &H,
