@@ -8,6 +8,7 @@
 use clap::Parser;
 use cube_oracle::folder::one_line;
 use cube_oracle::learn::config::TrainConfig;
+use cube_oracle::learn::export;
 use cube_oracle::learn::training::{self, TrainOptions};
 use cube_oracle::rundir::Existing;
 use std::io::IsTerminal;
@@ -66,7 +67,7 @@ struct Args {
 fn main() -> ExitCode {
     let args = Args::parse();
     if let (Some(run), Some(to)) = (&args.export, &args.to) {
-        return match cube_oracle::learn::export::export(run, to) {
+        return match export::export(run, to) {
             Ok(dir) => {
                 cube_oracle::say!("{}", dir.display());
                 ExitCode::SUCCESS
@@ -78,7 +79,7 @@ fn main() -> ExitCode {
         };
     }
     if let (Some(run), Some(to)) = (&args.export_weights, &args.to) {
-        return match training::export_weights(run, to) {
+        return match export::export_weights(run, to) {
             Ok(path) => {
                 cube_oracle::say!("{}", path.display());
                 ExitCode::SUCCESS

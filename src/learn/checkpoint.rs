@@ -10,42 +10,11 @@
 //! `step-<8 digits>.ckpt` in `checkpoints/`; the newest is the latest.
 
 use crate::checksum::fnv1a;
+pub use crate::learn::error::CheckpointError;
 use crate::learn::error::LearnError;
 use crate::rundir::{FileError, write_atomic};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use thiserror::Error;
-
-/// What is wrong with the bytes of a checkpoint.
-#[derive(Debug, Error)]
-pub enum CheckpointError {
-    /// Not the format's magic bytes.
-    #[error("not a cube-oracle checkpoint (bad magic bytes)")]
-    BadMagic,
-    /// The checksum does not match the contents.
-    #[error("checksum mismatch: the file is corrupt or truncated")]
-    Checksum,
-    /// A format version this build cannot read.
-    #[error("checkpoint format version {found} is not supported (expected {VERSION})")]
-    Version {
-        /// The version in the file.
-        found: u32,
-    },
-    /// The file ends before or inside a section.
-    #[error("truncated {where_} the {section} section")]
-    Truncated {
-        /// `before` or `inside`.
-        where_: &'static str,
-        /// The section.
-        section: &'static str,
-    },
-    /// The loop state is not valid JSON.
-    #[error("the loop state is not valid JSON ({0})")]
-    State(serde_json::Error),
-    /// The snapshot is not a whole number of `f32`s.
-    #[error("the snapshot section is not a whole number of f32 values")]
-    Snapshot,
-}
 
 const MAGIC: &[u8; 16] = crate::rundir::CHECKPOINT_MAGIC;
 const VERSION: u32 = 1;
@@ -293,7 +262,7 @@ pub fn decode(bytes: &[u8]) -> Result<Checkpoint, CheckpointError> {
     }
     let version = u32::from_le_bytes(body[16..20].try_into().expect("4 bytes"));
     if version != VERSION {
-        return Err(CheckpointError::Version { found: version });
+        return Err(CheckpointError::Version { found: version, expected: VERSION });
     }
     let mut rest = &body[20..];
     let mut sections = Vec::with_capacity(4);

@@ -6,7 +6,6 @@
 
 use crate::csvlog::TableError;
 use crate::folder::FolderError;
-use crate::learn::checkpoint::CheckpointError;
 use crate::learn::config::ConfigError;
 use crate::plot::PlotError;
 use crate::rundir::{FileError, RunDirError};
@@ -244,4 +243,37 @@ impl From<crate::kernels::KernelError> for LearnError {
             crate::kernels::KernelError::Weights(m) => LearnError::Predictions(m),
         }
     }
+}
+
+/// What is wrong with the bytes of a checkpoint.
+#[derive(Debug, Error)]
+pub enum CheckpointError {
+    /// Not the format's magic bytes.
+    #[error("not a cube-oracle checkpoint (bad magic bytes)")]
+    BadMagic,
+    /// The checksum does not match the contents.
+    #[error("checksum mismatch: the file is corrupt or truncated")]
+    Checksum,
+    /// A format version this build cannot read.
+    #[error("checkpoint format version {found} is not supported (expected {expected})")]
+    Version {
+        /// The version in the file.
+        found: u32,
+        /// The version this build writes and reads.
+        expected: u32,
+    },
+    /// The file ends before or inside a section.
+    #[error("truncated {where_} the {section} section")]
+    Truncated {
+        /// `before` or `inside`.
+        where_: &'static str,
+        /// The section.
+        section: &'static str,
+    },
+    /// The loop state is not valid JSON.
+    #[error("the loop state is not valid JSON ({0})")]
+    State(serde_json::Error),
+    /// The snapshot is not a whole number of `f32`s.
+    #[error("the snapshot section is not a whole number of f32 values")]
+    Snapshot,
 }

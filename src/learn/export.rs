@@ -14,6 +14,7 @@
 //! dtypes, shapes and byte offsets, then the raw little-endian data.
 
 use crate::kernels::weights::{NamedTensor, safetensors};
+use crate::learn::checkpoint;
 use crate::learn::error::LearnError;
 use crate::learn::inference::NetOracle;
 use crate::learn::model::{forward_macs, parameter_count};
@@ -45,6 +46,45 @@ pub fn export(run_dir: &Path, to: &Path) -> Result<PathBuf, LearnError> {
         made.remove();
     }
     written.map(|()| to.to_path_buf())
+}
+
+/// Copies the run directory `run_dir` to `to` (a new directory) for
+/// inference: every file except `checkpoints/` and `solve/`, plus the newest
+/// checkpoint without its optimiser state (about a third of its size with
+/// Adam). Refuses an existing `to` and one inside `run_dir`, and holds the
+/// run's shared lock while it reads (so `train` cannot resume or replace
+/// it meanwhile); a failed export removes what it wrote, parent folders it
+/// made included. Returns the exported checkpoint's path.
+pub fn export_weights(run_dir: &Path, to: &Path) -> Result<PathBuf, LearnError> {
+    check_target(run_dir, to)?;
+    let _reading = crate::folder::lock_shared(run_dir)?;
+    let newest = checkpoint::latest(&run_dir.join("checkpoints"))?;
+    let made = Made::before(to);
+    let exported = copy_tree(run_dir, to, &["checkpoints", "solve"])
+        .map_err(LearnError::from)
+        .and_then(|()| checkpoint::save_weights_only(&newest, &to.join("checkpoints")));
+    if exported.is_err() {
+        made.remove();
+    }
+    exported
+}
+
+fn copy_tree(from: &Path, to: &Path, skip: &[&str]) -> std::result::Result<(), FileError> {
+    std::fs::create_dir_all(to).map_err(FileError::at("creating", to))?;
+    for entry in std::fs::read_dir(from).map_err(FileError::at("reading", from))? {
+        let entry = entry.map_err(FileError::at("reading", from))?;
+        let name = entry.file_name();
+        if skip.iter().any(|s| name == *s) {
+            continue;
+        }
+        let (src, dst) = (entry.path(), to.join(&name));
+        if entry.file_type().map_err(FileError::at("reading", &src))?.is_dir() {
+            copy_tree(&src, &dst, &[])?;
+        } else {
+            std::fs::copy(&src, &dst).map_err(FileError::at("copying a file to", &dst))?;
+        }
+    }
+    Ok(())
 }
 
 /// The folders an export is about to create: `to` and every missing

@@ -3,7 +3,7 @@
 //!
 //! A new fine-tune copies the source run, without its checkpoints and
 //! solves, plus its newest checkpoint without the optimiser state, into
-//! `init/` of its own run directory (with `training::export_weights`), and
+//! `init/` of its own run directory (with `export::export_weights`), and
 //! starts from those weights with a fresh optimiser. So the run keeps the
 //! exact weights it started from: a resumed leg reads `init/`, never the
 //! source, which may have moved on or gone, and `solve --run <run>/init`
@@ -66,7 +66,7 @@ pub fn start(cfg: &TrainConfig, f: &FinetuneSection, dir: &Path, resumed: bool) 
         }
         let newest = checkpoint::latest(&f.from.join("checkpoints")).map_err(from)?;
         checkpoint::check_network(&checkpoint::load(&newest).map_err(from)?.state, cfg, &newest).map_err(from)?;
-        super::training::export_weights(&f.from, &init).map_err(from)?;
+        super::export::export_weights(&f.from, &init).map_err(from)?;
     }
     let path = checkpoint::latest(&init.join("checkpoints"))?;
     let ck = checkpoint::load(&path)?;

@@ -24,7 +24,7 @@ use crate::learn::model::{OracleNet, forward_macs, parameter_count};
 use crate::learn::objective;
 use crate::puzzle::Puzzle;
 use crate::registry::{AnyPuzzle, PuzzleVisitor};
-use crate::rundir::{self, FileError, write_atomic};
+use crate::rundir::{self, write_atomic};
 use crate::scramble::ScrambleError;
 use crate::search::OracleKind;
 use burn::module::Module;
@@ -52,45 +52,6 @@ const KEEP_CHECKPOINTS: usize = 2;
 const VISIT_WINDOW: u64 = 100;
 /// Rows per forward pass when evaluating.
 const EVAL_CHUNK: usize = 4096;
-
-/// Copies the run directory `run_dir` to `to` (a new directory) for
-/// inference: every file except `checkpoints/` and `solve/`, plus the newest
-/// checkpoint without its optimiser state (about a third of its size with
-/// Adam). Refuses an existing `to` and one inside `run_dir`, and holds the
-/// run's shared lock while it reads (so `train` cannot resume or replace
-/// it meanwhile); a failed export removes what it wrote, parent folders it
-/// made included. Returns the exported checkpoint's path.
-pub fn export_weights(run_dir: &Path, to: &Path) -> Result<PathBuf> {
-    super::export::check_target(run_dir, to)?;
-    let _reading = crate::folder::lock_shared(run_dir)?;
-    let newest = checkpoint::latest(&run_dir.join("checkpoints"))?;
-    let made = super::export::Made::before(to);
-    let exported = copy_tree(run_dir, to, &["checkpoints", "solve"])
-        .map_err(LearnError::from)
-        .and_then(|()| checkpoint::save_weights_only(&newest, &to.join("checkpoints")));
-    if exported.is_err() {
-        made.remove();
-    }
-    exported
-}
-
-fn copy_tree(from: &Path, to: &Path, skip: &[&str]) -> std::result::Result<(), FileError> {
-    std::fs::create_dir_all(to).map_err(FileError::at("creating", to))?;
-    for entry in std::fs::read_dir(from).map_err(FileError::at("reading", from))? {
-        let entry = entry.map_err(FileError::at("reading", from))?;
-        let name = entry.file_name();
-        if skip.iter().any(|s| name == *s) {
-            continue;
-        }
-        let (src, dst) = (entry.path(), to.join(&name));
-        if entry.file_type().map_err(FileError::at("reading", &src))?.is_dir() {
-            copy_tree(&src, &dst, &[])?;
-        } else {
-            std::fs::copy(&src, &dst).map_err(FileError::at("copying a file to", &dst))?;
-        }
-    }
-    Ok(())
-}
 
 /// This machine's memory in bytes (`MemTotal` of `/proc/meminfo`), if known.
 pub(crate) fn machine_memory() -> Option<f64> {

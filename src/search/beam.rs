@@ -52,9 +52,7 @@ use crate::puzzle::{MoveId, Puzzle, Recent};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Oracle calls take at most this many rows unless the oracle asks for
-/// more ([`Oracle::batch_rows`]), bounding the input buffer.
-pub const ORACLE_CHUNK: usize = 4096;
+pub use super::oracle::ORACLE_CHUNK;
 /// Largest beam width accepted (2^24 candidates × 12 moves would not fit in
 /// memory on the machines this targets).
 pub const MAX_WIDTH: usize = 1 << 24;
@@ -169,12 +167,15 @@ struct Candidate {
 ///
 /// ```
 /// use cube_oracle::puzzle::Puzzle;
-/// use cube_oracle::search::{BeamConfig, Oracle, OracleError, beam_search};
+/// use cube_oracle::search::{BeamConfig, Oracle, OracleError, OracleKind, beam_search};
 /// use cube_oracle::sliding::{Goal, Sliding};
 ///
 /// /// A policy that knows nothing: every move equally likely.
 /// struct Uniform;
 /// impl Oracle for Uniform {
+///     fn kind(&self) -> OracleKind {
+///         OracleKind::Policy
+///     }
 ///     fn num_moves(&self) -> usize {
 ///         4
 ///     }

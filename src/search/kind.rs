@@ -12,9 +12,19 @@
 //! estimates. Adding a kind is a variant here (the compiler then lists
 //! every question to answer) and its loss in `learn::objective`. No burn.
 
-use super::symmetric::Mean;
 use crate::information::log_sum_exp;
 use serde::{Deserialize, Serialize};
+
+/// How the `k` move distributions of an ensemble are averaged
+/// (a symmetric ensemble of `symmetric::SymmetricOracle`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Mean {
+    /// `ln((1/k) Σ p_t(m))`: a mixture of the distributions.
+    #[default]
+    Arithmetic,
+    /// `(1/k) Σ ln p_t(m)`, renormalised to sum to one.
+    Geometric,
+}
 
 /// Declares [`OracleKind`] and [`OracleKind::ALL`] from one list, so that
 /// `ALL` (which `solve --kind` offers and `--help` lists) cannot miss a kind.

@@ -16,15 +16,18 @@
 
 pub use super::kind::OracleKind;
 
+/// Oracle calls take at most this many rows unless the oracle asks for
+/// more ([`Oracle::batch_rows`]), bounding the input buffer.
+pub const ORACLE_CHUNK: usize = 4096;
+
 /// A batched oracle over a puzzle's moves.
 pub trait Oracle {
     /// Number of moves of the puzzle it was trained on.
     fn num_moves(&self) -> usize;
 
-    /// What the outputs mean; a policy unless said otherwise.
-    fn kind(&self) -> OracleKind {
-        OracleKind::Policy
-    }
+    /// What the outputs mean: move log-probabilities, Q-distances or values.
+    /// Every oracle says which; nothing is assumed.
+    fn kind(&self) -> OracleKind;
 
     /// Writes the predictions for each of the `rows` encoded states in
     /// `inputs` into `out` (`rows × kind().outputs(num_moves())`,
@@ -36,9 +39,9 @@ pub trait Oracle {
     fn predict(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), super::OracleError>;
 
     /// The most rows a search should send in one [`Oracle::predict`] call:
-    /// [`super::beam::ORACLE_CHUNK`] unless the oracle answers larger
+    /// [`ORACLE_CHUNK`] unless the oracle answers larger
     /// batches better (a network on a GPU, where each call is a round trip).
     fn batch_rows(&self) -> usize {
-        super::beam::ORACLE_CHUNK
+        ORACLE_CHUNK
     }
 }

@@ -43,15 +43,7 @@ impl Transform {
     }
 }
 
-/// How the `k` move distributions are averaged.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Mean {
-    /// `ln((1/k) Σ p_t(m))`: a mixture of the distributions.
-    #[default]
-    Arithmetic,
-    /// `(1/k) Σ ln p_t(m)`, renormalised to sum to one.
-    Geometric,
-}
+pub use super::kind::Mean;
 
 /// Transforms that cannot form an ensemble.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -177,7 +169,7 @@ impl<O: Oracle> Oracle for SymmetricOracle<O> {
         if self.pass_through {
             return inner;
         }
-        (inner / self.transforms.len()).max(super::beam::ORACLE_CHUNK).min(inner)
+        (inner / self.transforms.len()).max(super::oracle::ORACLE_CHUNK).min(inner)
     }
 
     fn predict(&mut self, inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
@@ -234,6 +226,9 @@ mod tests {
     struct Lopsided;
 
     impl Oracle for Lopsided {
+        fn kind(&self) -> crate::search::OracleKind {
+            crate::search::OracleKind::Policy
+        }
         fn num_moves(&self) -> usize {
             3
         }

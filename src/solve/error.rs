@@ -3,12 +3,12 @@
 //! rule it breaks; the errors of the layers below (puzzle parsing, search,
 //! heuristics, output folders) pass through with their own types.
 
-use super::bounds::shorten;
 use crate::csvlog::TableError;
 use crate::cube2::Cube2Error;
 use crate::cube3::FaceletError;
 use crate::cube3::notation::NotationError;
 use crate::folder::FolderError;
+use crate::folder::shorten;
 use crate::heuristics::HeuristicError;
 use crate::learn::config::ConfigError;
 use crate::learn::error::LearnError;

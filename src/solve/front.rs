@@ -8,7 +8,7 @@
 //! through it), so a new puzzle is one more `impl` and one more arm, and
 //! the compiler names what it lacks.
 
-use super::classical::{self, ClassicalOptions, Row};
+use super::classical::search::{self as classical, ClassicalOptions, Named, Row};
 use super::error::{SolveError, invalid};
 use super::heuristics::{sliding_heuristic, sliding_heuristic_unbuilt};
 use super::input::{self, Case, Input, Loaded};
@@ -78,9 +78,6 @@ pub trait FrontEnd: Puzzle + Sync + 'static {
     /// No bound for a space too large, or a bound too deep.
     fn table_depth(&self, given: Option<u32>) -> Result<u32, SolveError>;
 }
-
-/// Called with a classical search's heuristic name before the search.
-pub type Named<'a> = dyn FnMut(&str) -> Result<(), SolveError> + 'a;
 
 /// Generic `solve` code, called with the concrete puzzle.
 pub trait FrontVisitor {

@@ -801,6 +801,9 @@ mod tests {
     }
 
     impl Oracle for Worker {
+        fn kind(&self) -> crate::search::OracleKind {
+            crate::search::OracleKind::Policy
+        }
         fn num_moves(&self) -> usize {
             6
         }
@@ -851,6 +854,9 @@ mod tests {
     }
 
     impl Oracle for Counting {
+        fn kind(&self) -> crate::search::OracleKind {
+            crate::search::OracleKind::Policy
+        }
         fn num_moves(&self) -> usize {
             12
         }
@@ -912,6 +918,9 @@ mod tests {
     struct Uniform6;
 
     impl Oracle for Uniform6 {
+        fn kind(&self) -> crate::search::OracleKind {
+            crate::search::OracleKind::Policy
+        }
         fn num_moves(&self) -> usize {
             6
         }

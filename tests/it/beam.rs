@@ -19,6 +19,9 @@ struct DistanceOracle<'a, P: Puzzle> {
 }
 
 impl<P: Puzzle> Oracle for DistanceOracle<'_, P> {
+    fn kind(&self) -> cube_oracle::search::OracleKind {
+        cube_oracle::search::OracleKind::Policy
+    }
     fn num_moves(&self) -> usize {
         self.puzzle.num_moves()
     }
@@ -57,6 +60,9 @@ impl<P: Puzzle> Oracle for DistanceOracle<'_, P> {
 struct Uniform(usize);
 
 impl Oracle for Uniform {
+    fn kind(&self) -> cube_oracle::search::OracleKind {
+        cube_oracle::search::OracleKind::Policy
+    }
     fn num_moves(&self) -> usize {
         self.0
     }

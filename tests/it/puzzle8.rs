@@ -163,6 +163,9 @@ fn exact_report_matches_the_truth(run: &Path, out: &Path) {
 struct FixedOrder;
 
 impl cube_oracle::search::Oracle for FixedOrder {
+    fn kind(&self) -> cube_oracle::search::OracleKind {
+        cube_oracle::search::OracleKind::Policy
+    }
     fn num_moves(&self) -> usize {
         4
     }

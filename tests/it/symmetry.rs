@@ -199,6 +199,9 @@ struct DistanceOracle<'a> {
 }
 
 impl Oracle for DistanceOracle<'_> {
+    fn kind(&self) -> cube_oracle::search::OracleKind {
+        cube_oracle::search::OracleKind::Policy
+    }
     fn num_moves(&self) -> usize {
         self.p.num_moves()
     }
@@ -237,6 +240,9 @@ impl Linear {
 }
 
 impl Oracle for Linear {
+    fn kind(&self) -> cube_oracle::search::OracleKind {
+        cube_oracle::search::OracleKind::Policy
+    }
     fn num_moves(&self) -> usize {
         self.moves
     }
