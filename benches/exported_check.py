@@ -1,4 +1,4 @@
-"""Loads a network exported by `train --export RUN --to DIR` and checks that
+"""Loads a network exported by `train export RUN --to DIR` and checks that
 it reproduces the crate's outputs on the export's fixed batch.
 
     python3 benches/exported_check.py DIR            # PyTorch when it is installed, else plain Python

@@ -220,7 +220,7 @@ finish() { # seconds to let training run before stopping it
   tail -n 8 train.log
   local run
   run=$(cat run-name)
-  rm -rf export && "$BIN/train" --export-weights "runs/$run" --to "export/$run"
+  rm -rf export && "$BIN/train" export-weights "runs/$run" --to "export/$run"
   cp "$run.toml" train.log gpu-util.csv export/ 2>/dev/null
   # EVAL replaces the evaluation's input and widths: a value oracle costs
   # about 9.5x the policy's forwards per width on the cube (docs/oracle-kinds.md),

@@ -1,7 +1,7 @@
 //! Oracles that travel: a run's network as safetensors, with a JSON model
 //! card, for tools outside this crate.
 //!
-//! `train --export RUN --to DIR` writes three files into the new folder
+//! `train export RUN --to DIR` writes three files into the new folder
 //! `DIR`: `model.safetensors` (every parameter and batch-norm statistic,
 //! f32, named by module path in PyTorch's layout: a linear layer's weight
 //! is `[out, in]`), `model.json` (the card: architecture and layer order,

@@ -876,7 +876,7 @@ fn play_layouts_and_flag_values() {
 
 // ---------------------------------------------------------------------------
 // `study`: `--shard k/n` values and study files (mutations of every shipped
-// study file, random text); and export destinations (`train --export* RUN
+// study file, random text); and export destinations (`train export* RUN
 // --to DIR`). Never a panic; errors are one line; a destination is refused
 // exactly when it exists or when the folder made for it (as the kernel
 // resolves it, through `..` and symbolic links) lies inside the run.

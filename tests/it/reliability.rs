@@ -251,7 +251,7 @@ fn a_run_in_use_is_locked_and_a_killed_holder_never_blocks() {
     assert!(metrics.exists(), "the running run's files are intact");
     // An export reads the run under its shared lock: refused while train
     // holds it, and nothing is exported.
-    for flag in ["--export-weights", "--export"] {
+    for flag in ["export-weights", "export"] {
         let (code, text) = run(TRAIN, &[flag, "runs/smoke", "--to", "exported"], &dir);
         assert_eq!(code, 1, "{flag}: {text}");
         assert!(text.contains("in use by another process") && text.contains(&format!("train pid {pid}")), "{text}");
@@ -469,12 +469,12 @@ fn export_refuses_a_destination_inside_the_run() {
     trained_smoke(&dir, 20);
     let before = snapshot(&dir.join("runs"));
     for to in ["runs/smoke/sub", "runs/smoke/solve/../copy", "./runs/smoke"] {
-        let (code, text) = run(TRAIN, &["--export-weights", "runs/smoke", "--to", to], &dir);
+        let (code, text) = run(TRAIN, &["export-weights", "runs/smoke", "--to", to], &dir);
         assert_eq!(code, 1, "--to {to}: {text}");
         assert!(text.contains("inside the run it copies") || text.contains("already exists"), "--to {to}: {text}");
         assert_eq!(snapshot(&dir.join("runs")), before, "--to {to} wrote files");
     }
-    let (code, text) = run(TRAIN, &["--export-weights", "runs/smoke", "--to", "exported"], &dir);
+    let (code, text) = run(TRAIN, &["export-weights", "runs/smoke", "--to", "exported"], &dir);
     assert_eq!(code, 0, "{text}");
     assert!(dir.join("exported/config.toml").exists());
     std::fs::remove_dir_all(&dir).unwrap();
@@ -1300,7 +1300,7 @@ fn train_overwrite_refuses_a_folder_of_another_tool_and_leaves_it_intact() {
             assert_eq!(code, 1, "{name} {how}: {text}");
             assert!(text.contains("is not a run made by train"), "{name} {how}: {text}");
         }
-        let (code, text) = run(TRAIN, &["--export-weights", name, "--to", "exported"], &dir);
+        let (code, text) = run(TRAIN, &["export-weights", name, "--to", "exported"], &dir);
         assert_eq!(code, 1, "{name}: {text}");
         assert!(text.contains("is not a run directory"), "{name}: {text}");
         std::fs::remove_file(&cfg).unwrap();
@@ -1316,7 +1316,7 @@ fn a_failed_export_removes_what_it_wrote_and_the_folders_it_made() {
     let before = snapshot(&dir.join("runs"));
     // Each file the export writes may hold at most 1000 bytes: the lock's
     // stamp fits, the copied logs or the network do not.
-    for flag in ["--export-weights", "--export"] {
+    for flag in ["export-weights", "export"] {
         let mut cmd = crate::common::command(TRAIN);
         cmd.args([flag, "runs/smoke", "--to", "nested/deeper/exported"]).current_dir(&dir);
         limit_file_size(&mut cmd, 1000);
@@ -1328,12 +1328,12 @@ fn a_failed_export_removes_what_it_wrote_and_the_folders_it_made() {
         assert_eq!(snapshot(&dir.join("runs")), before, "{flag} changed the run");
     }
     // --no-progress has nothing to hide in an export: refused, not ignored.
-    let (code, text) = run(TRAIN, &["--export", "runs/smoke", "--to", "x", "--no-progress"], &dir);
+    let (code, text) = run(TRAIN, &["export", "runs/smoke", "--to", "x", "--no-progress"], &dir);
     assert_eq!(code, 2, "{text}");
-    assert!(text.contains("--no-progress") && text.contains("--export"), "{text}");
+    assert!(text.contains("--no-progress") && text.contains("train export"), "{text}");
     // A parent that was there before stays.
     std::fs::create_dir_all(dir.join("kept")).unwrap();
-    let (code, text) = run(TRAIN, &["--export-weights", "runs/smoke", "--to", "kept/exported"], &dir);
+    let (code, text) = run(TRAIN, &["export-weights", "runs/smoke", "--to", "kept/exported"], &dir);
     assert_eq!(code, 0, "{text}");
     assert!(dir.join("kept/exported/config.toml").exists());
     std::fs::remove_dir_all(&dir).unwrap();

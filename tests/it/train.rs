@@ -369,7 +369,7 @@ fn exported_weights_solve_the_same_but_never_resume() {
     std::fs::write(&cfg, base.replace("steps = 40", "steps = 20").replace("name = \"smoke\"", "name = \"e\"")).unwrap();
     let (code, err) = train_cli(&["--config", cfg.to_str().unwrap(), "--no-progress"], &dir);
     assert_eq!(code, 0, "{err}");
-    let (code, err) = train_cli(&["--export-weights", "runs/e", "--to", "exported"], &dir);
+    let (code, err) = train_cli(&["export-weights", "runs/e", "--to", "exported"], &dir);
     assert_eq!(code, 0, "{err}");
 
     // The export keeps the model, loop state and snapshot, drops the
@@ -419,10 +419,10 @@ fn exported_weights_solve_the_same_but_never_resume() {
     let (code, err) = train_cli(&["--config", longer.to_str().unwrap(), "--resume", "--no-progress"], &dir);
     assert_eq!(code, 1);
     assert!(err.contains("holds the weights only"), "{err}");
-    let (code, err) = train_cli(&["--export-weights", "runs/e", "--to", "exported"], &dir);
+    let (code, err) = train_cli(&["export-weights", "runs/e", "--to", "exported"], &dir);
     assert_eq!(code, 1);
     assert!(err.contains("already exists"), "{err}");
-    let (code, err) = train_cli(&["--export-weights", "nowhere", "--to", "x2"], &dir);
+    let (code, err) = train_cli(&["export-weights", "nowhere", "--to", "x2"], &dir);
     assert_eq!(code, 1);
     assert!(err.contains("not a run directory"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -563,9 +563,9 @@ fn an_exported_network_reproduces_the_crate_from_its_safetensors_alone() {
     std::fs::write(&cfg, base.replace("steps = 40", "steps = 20").replace("name = \"smoke\"", "name = \"s\"")).unwrap();
     let (code, err) = train_cli(&["--config", cfg.to_str().unwrap(), "--no-progress"], &dir);
     assert_eq!(code, 0, "{err}");
-    let (code, err) = train_cli(&["--export", "runs/s", "--to", "runs/s/inside"], &dir);
+    let (code, err) = train_cli(&["export", "runs/s", "--to", "runs/s/inside"], &dir);
     assert_eq!(code, 1, "an export into the run is refused: {err}");
-    let (code, err) = train_cli(&["--export", "runs/s", "--to", "out"], &dir);
+    let (code, err) = train_cli(&["export", "runs/s", "--to", "out"], &dir);
     assert_eq!(code, 0, "{err}");
 
     let read = |f: &str| read_safetensors(&std::fs::read(dir.join("out").join(f)).unwrap()).unwrap();
