@@ -667,7 +667,7 @@ fn run_oracle(opts: &SolveOptions) -> anyhow::Result<PathBuf> {
         // int8: the search says where the integers are multiplied once the network is built.
         (Matmul::F32 | Matmul::Int8, _) | (Matmul::Bf16, Some(DeviceKind::Gpu)) => {}
     }
-    Ok(solve::run(opts)?)
+    Ok(solve::run(opts)?.dir)
 }
 
 /// The request of oracle beam search shared by `beam` and `exact`.

@@ -46,7 +46,7 @@ use crate::search::kind::MoveDistribution;
 use crate::search::{DistanceTable, Oracle, SearchError};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Positions sent to the oracle at once.
 const CHUNK: usize = 4096;
@@ -80,7 +80,7 @@ pub struct ByDistance {
 /// # Errors
 /// A puzzle too large to enumerate, an input other than `--random N`, an
 /// oracle failure, or an output folder that cannot be written.
-pub(super) fn run(opts: &SolveOptions, oracle: NetOracle, trained: &AnyPuzzle) -> Result<PathBuf, SolveError> {
+pub(super) fn run(opts: &SolveOptions, oracle: NetOracle, trained: &AnyPuzzle) -> Result<super::Solved, SolveError> {
     front::visit(trained.clone(), Report { opts, oracle, kind: trained.kind() })
 }
 
@@ -91,7 +91,7 @@ struct Report<'a> {
 }
 
 impl FrontVisitor for Report<'_> {
-    type Out = Result<PathBuf, SolveError>;
+    type Out = Result<super::Solved, SolveError>;
     fn visit<P: FrontEnd>(self, puzzle: P) -> Self::Out {
         let Report { opts, mut oracle, kind } = self;
         // Enumerable: the puzzle's distance table needs no depth bound.

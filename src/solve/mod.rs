@@ -161,8 +161,29 @@ pub fn instance_count(config: &TrainConfig, input: &Input) -> Result<usize, Solv
     front::visit(config.puzzle()?, Count(input, goal))
 }
 
-/// Runs `solve`; returns the output folder.
-pub fn run(opts: &SolveOptions) -> Result<PathBuf, SolveError> {
+/// What an oracle sweep measured, as written to its output folder.
+#[derive(Clone, Debug)]
+pub struct Solved {
+    /// The committed output folder (`instances.csv`, `summary.csv`, …).
+    pub dir: PathBuf,
+    /// Every instance's record at every width, in the order of the tables.
+    pub records: Vec<Record>,
+    /// One row per width, as `summary.csv` holds it.
+    pub widths: Vec<WidthSummary>,
+}
+
+/// One width of a [`Solved`] sweep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WidthSummary {
+    /// The figures every method reports (solved share, lengths, nodes, time).
+    pub summary: Summary,
+    /// Network forwards per instance (ensemble members counted).
+    pub mean_forwards: f64,
+}
+
+/// Runs `solve`: the oracle sweep (or `exact`), its tables written and the
+/// folder committed; returns what it measured.
+pub fn run(opts: &SolveOptions) -> Result<Solved, SolveError> {
     if let Some(d) = opts.max_depth {
         bounds::oracle_depth(d)?;
     }
@@ -223,7 +244,7 @@ struct OracleSweep<'a> {
 }
 
 impl FrontVisitor for OracleSweep<'_> {
-    type Out = Result<PathBuf, SolveError>;
+    type Out = Result<Solved, SolveError>;
     fn visit<P: FrontEnd>(self, puzzle: P) -> Self::Out {
         let OracleSweep { opts, oracle } = self;
         // Boards must share the goal the oracle was trained for.
@@ -310,7 +331,7 @@ fn sweep<P: Puzzle>(
     opts: &SolveOptions,
     other: Option<&OtherMetric>,
     extras: Extras,
-) -> Result<PathBuf, SolveError> {
+) -> Result<Solved, SolveError> {
     let len = u32::try_from(puzzle.encoded_len()).unwrap_or(u32::MAX);
     let identity =
         Transform { input: (0..len).collect(), moves: (0..puzzle.num_moves()).map(|m| m as MoveId).collect() };
@@ -374,7 +395,7 @@ fn sweep_with<P: Puzzle>(
     opts: &SolveOptions,
     other: Option<&OtherMetric>,
     Extras { more, claimed }: Extras,
-) -> Result<PathBuf, SolveError> {
+) -> Result<Solved, SolveError> {
     let max_depth = match opts.max_depth {
         Some(d) => d,
         None => default_max_depth(&oracle.config)?,
@@ -430,10 +451,11 @@ fn sweep_with<P: Puzzle>(
         }
     }
     bar.finish_and_clear();
-    tables.write(&rows, &widths, &wall_s, true)?;
+    let summaries = tables.write(&rows, &widths, &wall_s, true)?;
     meta.update(&widths, &wall_s, true)?;
     more(&out_dir)?;
-    Ok(output.commit()?)
+    let dir = output.commit()?;
+    Ok(Solved { dir, records: rows.into_iter().map(|r| r.record).collect(), widths: summaries })
 }
 
 /// Refuses, before anything is written, a sweep whose widest beam (the
@@ -611,7 +633,14 @@ struct Tables<'a, S> {
 impl<S> Tables<'_, S> {
     /// Writes `instances.csv`, `depths.csv`, `summary.csv`, for the cube in
     /// QTM `scaling.csv`, and the plots; with `report`, prints the results.
-    fn write<K>(&self, rows: &[Row<K>], widths: &[usize], wall_s: &[f64], report: bool) -> Result<(), SolveError> {
+    /// Returns the summary of each width.
+    fn write<K>(
+        &self,
+        rows: &[Row<K>],
+        widths: &[usize],
+        wall_s: &[f64],
+        report: bool,
+    ) -> Result<Vec<WidthSummary>, SolveError> {
         let records: Vec<Record> = rows.iter().map(|r| r.record.clone()).collect();
         let mut extra = vec![
             ("beam_nodes", Col::U64(rows.iter().map(|r| r.out.beam_nodes).collect())),
@@ -671,7 +700,12 @@ impl<S> Tables<'_, S> {
         if report {
             self.report(rows, &summaries, wall_s);
         }
-        self.plots(rows, &summaries, &pearsons, reference)
+        self.plots(rows, &summaries, &pearsons, reference)?;
+        Ok(summaries
+            .into_iter()
+            .zip(forwards)
+            .map(|(summary, mean_forwards)| WidthSummary { summary, mean_forwards })
+            .collect())
     }
 
     fn write_depths<K>(&self, rows: &[Row<K>]) -> Result<(), SolveError> {

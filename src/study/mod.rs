@@ -1138,9 +1138,9 @@ pub fn run_point(study: &Study, point: &Point, opts: PointOptions) -> Result<Poi
     let _one_at_a_time = merge::lock_waiting(&study.dir)?;
     let mut ledger = Ledger::for_writing(&study.dir)?;
     ledger.check(&point.table)?;
-    let cols = ["width", "instances", "solved_pct", "mean_length", "optimal_pct", "mean_forwards", "mean_elapsed_s"];
-    let s = read_columns(&solved.join("summary.csv"), &cols)?;
-    let rows = s[0].len();
+    let w = &solved.widths;
+    let rows = w.len();
+    let each = |f: fn(&solve::WidthSummary) -> f64| Col::F64(w.iter().map(f).collect());
     let m = &point.config.model;
     let text = |v: String| Col::Str(vec![v; rows]);
     // (write_table creates the folder: an included point's is `included/`.)
@@ -1157,13 +1157,13 @@ pub fn run_point(study: &Study, point: &Point, opts: PointOptions) -> Result<Poi
             ("samples", Col::U64(vec![point.samples; rows])),
             ("flops", Col::F64(vec![point.flops(); rows])),
             ("held_out_loss", Col::F64(vec![loss; rows])),
-            ("width", Col::U64(s[0].iter().map(|&v| v as u64).collect())),
-            ("instances", Col::U64(s[1].iter().map(|&v| v as u64).collect())),
-            ("solved_pct", Col::F64(s[2].clone())),
-            ("mean_length", Col::F64(s[3].clone())),
-            ("optimal_pct", Col::F64(s[4].clone())),
-            ("mean_forwards", Col::F64(s[5].clone())),
-            ("mean_elapsed_s", Col::F64(s[6].clone())),
+            ("width", Col::U64(w.iter().map(|w| w.summary.width as u64).collect())),
+            ("instances", Col::U64(w.iter().map(|w| w.summary.instances as u64).collect())),
+            ("solved_pct", each(|w| w.summary.solved_pct)),
+            ("mean_length", each(|w| w.summary.mean_length)),
+            ("optimal_pct", each(|w| w.summary.optimal_pct)),
+            ("mean_forwards", each(|w| w.mean_forwards)),
+            ("mean_elapsed_s", each(|w| w.summary.mean_elapsed_s)),
             ("evaluation", text(eval.describe())),
         ],
     )?;

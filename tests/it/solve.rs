@@ -408,3 +408,61 @@ fn replot_redraws_a_shipped_sweep_from_its_tables() {
     assert!(code == 1 && err.contains("nowhere: no such folder"), "{code}: {err}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// The library's sweep returns what it wrote: each width's summary is
+/// `summary.csv`'s row, each record `instances.csv`'s, and every solution
+/// it reports replays to solved.
+#[test]
+fn a_sweep_returns_the_rows_it_writes_and_its_solutions_replay() {
+    use cube_oracle::csvlog::read_columns;
+    use cube_oracle::solve::{SolveOptions, input::Input};
+    let out = std::env::temp_dir().join(format!("cube-oracle-solve-typed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let opts = SolveOptions {
+        run_dir: shallow_run().clone(),
+        checkpoint: None,
+        puzzle: None,
+        input: Input::Scramble("R U F'".into()),
+        widths: vec![4, 16],
+        exact: false,
+        max_depth: Some(6),
+        dedup: true,
+        metric: None,
+        out_root: Some(out.clone()),
+        label: Some("typed".into()),
+        overwrite: false,
+        progress: false,
+        escalate_to: 0,
+        jobs: 1,
+        device: None,
+        matmul: cube_oracle::learn::config::Matmul::F32,
+        symmetry: 1,
+        kind: None,
+    };
+    let solved = cube_oracle::solve::run(&opts).unwrap();
+    assert_eq!(solved.dir, out.join("typed"));
+    let cols = ["width", "instances", "solved_pct", "mean_length", "mean_forwards"];
+    let table = read_columns(&solved.dir.join("summary.csv"), &cols).unwrap();
+    assert_eq!(solved.widths.len(), 2);
+    for (i, w) in solved.widths.iter().enumerate() {
+        let s = &w.summary;
+        let same = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+        assert_eq!((s.width as f64, s.instances as f64), (table[0][i], table[1][i]));
+        assert!(same(s.solved_pct, table[2][i]) && same(s.mean_length, table[3][i]), "{s:?}");
+        assert!(same(w.mean_forwards, table[4][i]) && w.mean_forwards > 0.0, "{w:?}");
+    }
+    assert_eq!(solved.records.iter().map(|r| r.width).collect::<Vec<_>>(), [4, 16]);
+    let written = std::fs::read_to_string(solved.dir.join("instances.csv")).unwrap();
+    assert_eq!(written.lines().count(), 1 + solved.records.len());
+    // The model was trained on walks of up to 3 turns: it solves this one,
+    // and every solution it returns undoes the scramble.
+    let parse = |t: &str| cube_oracle::cube3::notation::parse(t).unwrap();
+    for r in &solved.records {
+        assert_eq!(r.length, Some(3), "{r:?}");
+        let mut c = Cube3::from_turns(&parse("R U F'"));
+        c.apply_turns(&parse(&r.solution));
+        assert!(c.is_solved(), "{} does not undo R U F'", r.solution);
+        assert!(written.contains(&r.solution));
+    }
+    std::fs::remove_dir_all(&out).unwrap();
+}
