@@ -880,12 +880,19 @@ mod tests {
     }
 
     /// A uniform 12-move oracle that counts its forwards once the bar says
-    /// the sweep is stopping.
+    /// the sweep is stopping. The failing one fails once the healthy one
+    /// has made a few forwards; the healthy one, after those, waits for the
+    /// failure (so it cannot finish every case first, however the threads
+    /// are scheduled).
     struct Counting {
         bar: ProgressBar,
+        calls: std::sync::Arc<std::sync::atomic::AtomicUsize>,
         after: std::sync::Arc<std::sync::atomic::AtomicUsize>,
         fails: bool,
     }
+
+    /// Healthy forwards before the failure.
+    const BEFORE_FAILURE: usize = 5;
 
     impl Oracle for Counting {
         fn kind(&self) -> crate::search::OracleKind {
@@ -895,13 +902,22 @@ mod tests {
             12
         }
         fn predict(&mut self, _inputs: &[f32], rows: usize, out: &mut [f32]) -> Result<(), OracleError> {
+            use std::sync::atomic::Ordering::Relaxed;
+            let start = std::time::Instant::now();
+            let wait = |until: &dyn Fn() -> bool| {
+                while !until() && start.elapsed().as_secs() < 20 {
+                    std::thread::yield_now();
+                }
+            };
             if self.fails {
-                // Fail once the other worker is deep in its search.
-                std::thread::sleep(std::time::Duration::from_millis(50));
+                wait(&|| self.calls.load(Relaxed) >= BEFORE_FAILURE);
                 return Err(OracleError("the device went away".into()));
             }
+            if self.calls.fetch_add(1, Relaxed) + 1 >= BEFORE_FAILURE && self.bar.message().is_empty() {
+                wait(&|| !self.bar.message().is_empty());
+            }
             if !self.bar.message().is_empty() {
-                self.after.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                self.after.fetch_add(1, Relaxed);
             }
             out[..rows * 12].fill(-(12f32.ln()));
             Ok(())
@@ -919,11 +935,10 @@ mod tests {
         let cases: Vec<Case<Cube3>> = (0..4).map(|i| Case { id: format!("c{i}"), state, optimal: None }).collect();
         let cfg = BeamConfig { width: 8, max_depth: 400, dedup: true, prune: true, record_beams: false };
         let bar = ProgressBar::hidden();
-        let after = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let mut oracles = vec![
-            Counting { bar: bar.clone(), after: after.clone(), fails: true },
-            Counting { bar: bar.clone(), after: after.clone(), fails: false },
-        ];
+        let (calls, after) = (std::sync::Arc::default(), std::sync::Arc::<std::sync::atomic::AtomicUsize>::default());
+        let counting =
+            |fails| Counting { bar: bar.clone(), calls: std::sync::Arc::clone(&calls), after: after.clone(), fails };
+        let mut oracles = vec![counting(true), counting(false)];
         let err = solve_all(&puzzle, &mut oracles, &cases, &cfg, &bar).map(|_| ()).unwrap_err();
         assert!(err.to_string().contains("the device went away"), "{err}");
         let n = after.load(std::sync::atomic::Ordering::Relaxed);
