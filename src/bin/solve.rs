@@ -198,13 +198,13 @@ struct OracleArgs {
     checkpoint: Option<PathBuf>,
     /// The oracle kind you expect the run to be; a run of another kind is refused.
     #[arg(long, value_enum)]
-    kind: Option<KindArg>,
+    kind: Option<OracleKind>,
     /// Evaluate the network on the CPU or (a build with --features gpu) the GPU.
-    #[arg(long, value_enum, default_value_t = DeviceArg::Cpu)]
-    device: DeviceArg,
+    #[arg(long, value_enum, default_value_t = DeviceKind::Cpu)]
+    device: DeviceKind,
     /// The hidden layers' products on the CPU: f32; bf16 operands with f32 sums (on AVX512-BF16 or AMX where the CPU has either, else rounded operands at f32 speed), as `backend.matmul` in training; or int8 (8-bit weights, 7-bit activations, exact integer sums; about twice the f32 rate on AVX2).
-    #[arg(long, value_enum, default_value_t = MatmulArg::F32)]
-    matmul: MatmulArg,
+    #[arg(long, value_enum, default_value_t = Matmul::F32)]
+    matmul: Matmul,
     #[command(flatten)]
     widths: Widths,
     /// Depth limit, 1 to 2000 (default: 40 on the cubes, twice the run's
@@ -235,7 +235,7 @@ struct BeamArgs {
     /// The cube metric you expect the run to be trained in; lengths are
     /// also reported in the other one.
     #[arg(long, value_enum)]
-    metric: Option<MetricArg>,
+    metric: Option<Metric>,
     /// Cube runs: average the network over K of the cube's symmetries (K forwards per state).
     #[arg(long, value_name = "K", value_parser = ["1", "2", "4", "8", "16", "24", "48"], default_value = "1")]
     symmetry: String,
@@ -266,7 +266,7 @@ struct ClassicalArgs {
     puzzle: PuzzleKind,
     /// Cube move set (the cubes only).
     #[arg(long, value_enum)]
-    metric: Option<MetricArg>,
+    metric: Option<Metric>,
     /// Sliding goal: blank-last (default), blank-first, snail, or tiles "1 2 3 / 4 5 6 / 7 8 0".
     #[arg(long, allow_hyphen_values = true)]
     goal: Option<String>,
@@ -391,58 +391,12 @@ struct DistanceArgs {
     goal: Option<String>,
     /// Cube move set (the cubes only).
     #[arg(long, value_enum)]
-    metric: Option<MetricArg>,
+    metric: Option<Metric>,
     /// Depth bound (needed beyond cube2 and 3×3 boards).
     #[arg(long)]
     max_depth: Option<u32>,
     #[command(flatten)]
     output: OutputArgs,
-}
-
-/// `--metric`.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum MetricArg {
-    Qtm,
-    Htm,
-}
-
-impl From<MetricArg> for Metric {
-    fn from(m: MetricArg) -> Self {
-        match m {
-            MetricArg::Qtm => Self::Qtm,
-            MetricArg::Htm => Self::Htm,
-        }
-    }
-}
-
-/// `--kind`: every kind of [`OracleKind::ALL`] by its one name, so a new
-/// kind is offered (and listed by `--help`) without an edit here.
-#[derive(Clone, Copy, Debug)]
-struct KindArg(OracleKind);
-
-impl ValueEnum for KindArg {
-    fn value_variants<'a>() -> &'a [Self] {
-        const ALL: [KindArg; OracleKind::ALL.len()] = {
-            let mut all = [KindArg(OracleKind::Policy); OracleKind::ALL.len()];
-            let mut i = 0;
-            while i < all.len() {
-                all[i] = KindArg(OracleKind::ALL[i]);
-                i += 1;
-            }
-            all
-        };
-        &ALL
-    }
-
-    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        Some(clap::builder::PossibleValue::new(self.0.name()))
-    }
-}
-
-impl From<KindArg> for OracleKind {
-    fn from(k: KindArg) -> Self {
-        k.0
-    }
 }
 
 /// `solve parberry --goal`: the two goals Parberry's algorithm solves for.
@@ -464,62 +418,13 @@ impl ParberryGoal {
     }
 }
 
-/// `--device`.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum DeviceArg {
-    Cpu,
-    Gpu,
-}
-
-impl From<DeviceArg> for DeviceKind {
-    fn from(d: DeviceArg) -> Self {
-        match d {
-            DeviceArg::Cpu => Self::Cpu,
-            DeviceArg::Gpu => Self::Gpu,
-        }
-    }
-}
-
-/// `--matmul`: the words of `backend.matmul`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum MatmulArg {
-    F32,
-    Bf16,
-    Int8,
-}
-
-impl From<MatmulArg> for Matmul {
-    fn from(m: MatmulArg) -> Self {
-        match m {
-            MatmulArg::F32 => Self::F32,
-            MatmulArg::Bf16 => Self::Bf16,
-            MatmulArg::Int8 => Self::Int8,
-        }
-    }
-}
-
 /// `--puzzle`: cube3, cube2 or puzzle<N>.
 fn puzzle_kind(text: &str) -> Result<PuzzleKind, String> {
     text.parse().map_err(|e: cube_oracle::registry::UnknownPuzzle| e.to_string())
 }
 
-/// The oracle `solve` uses without `--run`: the best shipped one (reference
-/// v2, a Q-distance oracle; see runs/README.md).
-const DEFAULT_RUN: &str = "runs/cube3-q-long";
-
 /// Where results without an oracle go without `--out`.
 const CLASSICAL_OUT: &str = "runs/classical";
-
-/// The shipped default oracle: `runs/cube3-q-long` in the working directory,
-/// else in the source tree this binary was built from.
-fn default_run() -> PathBuf {
-    let local = PathBuf::from(DEFAULT_RUN);
-    if local.exists() {
-        return local;
-    }
-    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_RUN);
-    if built.exists() { built } else { local }
-}
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -631,14 +536,12 @@ fn run(cli: Cli) -> anyhow::Result<PathBuf> {
 fn beam(args: BeamArgs) -> anyhow::Result<PathBuf> {
     let input = instances(args.instances, args.seed)?;
     let symmetry = symmetry::parse_count(&args.symmetry).context("--symmetry")?;
-    let escalate =
-        input.is_single() && args.oracle.widths.beam_width.is_none() && args.oracle.widths.beam_log2.is_none();
+    let widths_given = args.oracle.widths.beam_width.is_some() || args.oracle.widths.beam_log2.is_some();
     let mut opts = oracle_options(args.oracle, input, args.output)?;
     opts.puzzle = args.puzzle;
-    opts.metric = args.metric.map(Metric::from);
+    opts.metric = args.metric;
     opts.symmetry = symmetry;
-    // With no width given, one instance is retried at doubled widths up to 2^14.
-    opts.escalate_to = if escalate { 1 << 14 } else { 0 };
+    opts.escalate_to = solve::escalation(&opts.input, widths_given);
     run_oracle(&opts)
 }
 
@@ -650,23 +553,8 @@ fn exact(args: ExactArgs) -> anyhow::Result<PathBuf> {
     run_oracle(&opts)
 }
 
-/// Runs an oracle search, saying where bf16 products run, and records the
-/// products' arithmetic as the last column of `summary.csv` (`matmul`);
-/// `--device gpu` in a build without the GPU is refused first.
+/// Runs an oracle search (the library says where bf16 products run).
 fn run_oracle(opts: &SolveOptions) -> anyhow::Result<PathBuf> {
-    if matches!(opts.device, Some(DeviceKind::Gpu)) && !cfg!(feature = "gpu") {
-        anyhow::bail!(
-            "--device gpu: the GPU needs a binary built with `--features gpu`; this build has the CPU backend only"
-        );
-    }
-    match (opts.matmul, opts.device) {
-        (Matmul::Bf16, None | Some(DeviceKind::Cpu)) => {
-            let route = cube_oracle::learn::inference::Bf16Route::resolve().map_err(anyhow::Error::msg)?;
-            eprintln!("bf16 products on {}", route.describe());
-        }
-        // int8: the search says where the integers are multiplied once the network is built.
-        (Matmul::F32 | Matmul::Int8, _) | (Matmul::Bf16, Some(DeviceKind::Gpu)) => {}
-    }
     Ok(solve::run(opts)?.dir)
 }
 
@@ -674,7 +562,7 @@ fn run_oracle(opts: &SolveOptions) -> anyhow::Result<PathBuf> {
 fn oracle_options(args: OracleArgs, input: Input, output: OutputArgs) -> anyhow::Result<SolveOptions> {
     let widths = widths::parse(args.widths.beam_width, args.widths.beam_log2.as_deref())?;
     Ok(SolveOptions {
-        run_dir: args.run.unwrap_or_else(default_run),
+        run_dir: args.run.unwrap_or_else(solve::default_run),
         checkpoint: args.checkpoint,
         puzzle: None,
         progress: !input.is_single() && std::io::stderr().is_terminal(),
@@ -689,10 +577,10 @@ fn oracle_options(args: OracleArgs, input: Input, output: OutputArgs) -> anyhow:
         overwrite: output.overwrite,
         escalate_to: 0,
         jobs: jobs(args.jobs)?,
-        device: Some(args.device.into()),
-        matmul: args.matmul.into(),
+        device: Some(args.device),
+        matmul: args.matmul,
         symmetry: 1,
-        kind: args.kind.map(OracleKind::from),
+        kind: args.kind,
     })
 }
 
@@ -740,11 +628,11 @@ fn classical_search(
 
 /// `--metric` of a puzzle (default QTM); refused for sliding puzzles,
 /// which have one move set.
-fn cube_metric(metric: Option<MetricArg>, puzzle: PuzzleKind) -> anyhow::Result<Metric> {
+fn cube_metric(metric: Option<Metric>, puzzle: PuzzleKind) -> anyhow::Result<Metric> {
     if metric.is_some() && !puzzle.has_metric() {
         anyhow::bail!("--metric applies to the cubes (cube3, cube2); {puzzle} has one move set");
     }
-    Ok(metric.map_or(Metric::Qtm, Metric::from))
+    Ok(metric.unwrap_or(Metric::Qtm))
 }
 
 /// The instances named by exactly one source (clap lets one through).

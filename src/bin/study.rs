@@ -32,7 +32,7 @@ struct Args {
     /// the GPU, with f32 products there; a run keeps the device it started
     /// on (see --switch-device). Evaluation is always on the CPU.
     #[arg(long, value_enum, conflicts_with_all = ["fit", "list"])]
-    device: Option<DeviceArg>,
+    device: Option<DeviceKind>,
     /// Resume points whose runs started on another device on this one
     /// (the CPU, or `--device`'s) instead of skipping them; each point's
     /// `meta.json` records the device of every leg.
@@ -66,13 +66,6 @@ struct Args {
     no_progress: bool,
 }
 
-/// `--device`: `backend.device`'s values.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-enum DeviceArg {
-    Cpu,
-    Gpu,
-}
-
 fn main() -> ExitCode {
     let args = Args::parse();
     match run(&args) {
@@ -87,10 +80,7 @@ fn main() -> ExitCode {
 fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let mut study = Study::load(&args.config)?;
     if let Some(device) = args.device {
-        study.on_device(match device {
-            DeviceArg::Cpu => DeviceKind::Cpu,
-            DeviceArg::Gpu => DeviceKind::Gpu,
-        })?;
+        study.on_device(device)?;
     }
     if args.adopt {
         let dir = study.dir();

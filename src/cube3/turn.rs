@@ -103,6 +103,7 @@ impl fmt::Display for Turn {
 
 /// The move metric: which turns count as one move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Metric {
     /// Quarter-turn metric: 12 moves `X` and `X'`; a half turn costs 2.
     #[default]

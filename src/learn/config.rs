@@ -505,6 +505,7 @@ fn default_data_workers() -> usize {
 
 /// Compute devices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum DeviceKind {
     /// burn's `flex` CPU backend (default build).
@@ -583,6 +584,7 @@ impl Ops {
 /// training steps (`backend.matmul`: f32 or bf16) and in a search's
 /// forwards (`solve --matmul`: any of the three).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Matmul {
     /// f32 operands and sums.
@@ -590,8 +592,8 @@ pub enum Matmul {
     F32,
     /// bf16 operands, f32 sums (mixed precision).
     Bf16,
-    /// 8-bit weights and 7-bit activations, exact integer sums: inference
-    /// only (`kernels::compiled::int8`).
+    /// 8-bit weights and 7-bit activations, exact integer sums (inference
+    /// only).
     Int8,
 }
 

@@ -32,6 +32,7 @@ macro_rules! oracle_kinds {
     ($($(#[$attr:meta])* $variant:ident),+ $(,)?) => {
         /// What an oracle's outputs mean (config key `model.kind`).
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
         #[serde(rename_all = "kebab-case")]
         pub enum OracleKind {
             $($(#[$attr])* $variant),+

@@ -29,6 +29,7 @@ use crate::csvlog::{Col, write_table};
 use crate::cube3::{Metric, Turn, notation};
 use crate::folder::{self, IfExists, Output};
 use crate::learn::config::{DeviceKind, Matmul, TrainConfig};
+use crate::learn::error::LearnError;
 use crate::learn::inference::NetOracle;
 use crate::puzzle::{MoveId, Puzzle, replay};
 use crate::registry::PuzzleKind;
@@ -181,11 +182,60 @@ pub struct WidthSummary {
     pub mean_forwards: f64,
 }
 
+/// The oracle `solve` uses without `--run`: the best shipped one (reference
+/// v2, a Q-distance oracle; see runs/README.md), as a path in a checkout.
+pub const DEFAULT_RUN: &str = "runs/cube3-q-long";
+
+/// The widest beam one instance is retried at ([`escalation`]).
+pub const ESCALATE_TO: usize = 1 << 14;
+
+/// The shipped default oracle: [`DEFAULT_RUN`] under the working
+/// directory, else under the checkout the running executable lies in
+/// (`target/release/solve` is two folders below it), else the relative
+/// path (whose absence the search then reports).
+#[must_use]
+pub fn default_run() -> PathBuf {
+    let local = PathBuf::from(DEFAULT_RUN);
+    if local.exists() {
+        return local;
+    }
+    let exe = std::env::current_exe().ok().and_then(|e| std::fs::canonicalize(e).ok());
+    exe.iter()
+        .flat_map(|e| e.ancestors().skip(1).take(4))
+        .map(|dir| dir.join(DEFAULT_RUN))
+        .find(|run| run.join("config.toml").is_file())
+        .unwrap_or(local)
+}
+
+/// The escalation of a sweep of `input`: one instance searched without
+/// widths given (`widths_given` false) is retried at doubled widths up to
+/// [`ESCALATE_TO`] until solved; anything else is searched at its widths
+/// only (0).
+#[must_use]
+pub fn escalation(input: &Input, widths_given: bool) -> usize {
+    if input.is_single() && !widths_given { ESCALATE_TO } else { 0 }
+}
+
 /// Runs `solve`: the oracle sweep (or `exact`), its tables written and the
-/// folder committed; returns what it measured.
+/// folder committed; returns what it measured. Says on stderr where bf16
+/// products run.
+///
+/// # Errors
+/// A request that breaks a rule (each naming its flag and value), a run
+/// that cannot be loaded, a search or a table that fails.
 pub fn run(opts: &SolveOptions) -> Result<Solved, SolveError> {
     if let Some(d) = opts.max_depth {
         bounds::oracle_depth(d)?;
+    }
+    if matches!(opts.device, Some(DeviceKind::Gpu)) && !cfg!(feature = "gpu") {
+        return Err(invalid!(
+            "--device gpu",
+            "the GPU needs a binary built with `--features gpu`; this build has the CPU backend only"
+        ));
+    }
+    if opts.matmul == Matmul::Bf16 && matches!(opts.device, None | Some(DeviceKind::Cpu)) {
+        let route = crate::learn::inference::Bf16Route::resolve().map_err(LearnError::Environment)?;
+        eprintln!("bf16 products on {}", route.describe());
     }
     crate::learn::backend::check_kernel_variables()?;
     // Held while the run's oracle is read and searched with: `train` cannot
