@@ -29,11 +29,11 @@ use std::process::ExitCode;
     subcommand_negates_reqs = true
 )]
 struct Cli {
-    #[command(subcommand)]
-    mode: Option<Mode>,
     /// Without a mode: the flags of `train run`.
     #[command(flatten)]
     run: RunArgs,
+    #[command(subcommand)]
+    mode: Option<Mode>,
 }
 
 /// The modes of `train`.

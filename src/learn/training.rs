@@ -281,61 +281,385 @@ impl PuzzleVisitor for Diagnostics<'_> {
     }
 }
 
-/// Runs (or resumes) training as `cfg` describes.
+/// Runs (or resumes) training as `cfg` describes: [`Leg::open`] checks the
+/// request and opens the run, [`Leg::train`] runs the loop until the run's
+/// end, the leg's limit or Ctrl-C, and [`Leg::finish`] writes the last
+/// checkpoint, diagnostics, plots and summary.
 pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
-    // Fail on an unavailable device, an unknown kernel request or a network
-    // too big for memory before touching the run directory.
-    backend::check_kernel_variables()?;
-    let base = backend::device_with(cfg.backend.device, cfg.backend.precision)?;
-    if cfg.backend.matmul == Matmul::Bf16 {
-        match cfg.backend.device {
-            DeviceKind::Cpu => {
-                crate::kernels::gemm::Kernel::check_request().map_err(LearnError::Environment)?;
-                eprintln!("bf16 products on {}", super::mixed::describe());
-            }
-            DeviceKind::Gpu => eprintln!("bf16 products on the GPU (burn's bf16 tensors, results rounded to bf16)"),
-        }
+    let (leg, stopped_early) = Leg::open(cfg, opts)?.train(opts)?;
+    leg.finish(stopped_early)
+}
+
+/// The logs a leg appends to.
+struct Logs {
+    metrics: CsvLog,
+    eval: CsvLog,
+    /// Policies only: the KL diagnostics are about move distributions.
+    kl: Option<CsvLog>,
+}
+
+impl Logs {
+    fn sync(&self) -> Result<()> {
+        sync_logs([Some(&self.metrics), Some(&self.eval), self.kl.as_ref()])
     }
-    check_memory(cfg)?;
-    let dir = cfg.run_dir();
-    // Held until this function returns (or the process dies): a second
-    // `train` of the same run is refused instead of writing the same files.
-    let _lock = crate::folder::lock(&dir)?;
-    let rundir::Prepared { resumed, mut pending } = rundir::prepare(&dir, opts.existing)?;
-    let config_path = dir.join("config.toml");
-    let saved = if resumed { Some(check_same_run(cfg, &config_path, opts.switch_device)?) } else { None };
-    // A resumed fine-tune's weights came from the source it started from
-    // (copied into `init/`): its records keep that source, whatever
-    // `finetune.from` the config gives now (the source may have moved).
-    let kept;
-    let cfg = match (&saved, &cfg.finetune) {
-        (Some(s), Some(f)) if s.finetune.as_ref().is_some_and(|sf| sf.from != f.from) => {
-            let mut c = cfg.clone();
-            c.finetune.clone_from(&s.finetune);
-            let was = s.finetune.as_ref().map_or_else(String::new, |sf| sf.from.display().to_string());
-            eprintln!(
-                "finetune.from is now {}, but the run started from {was} (its weights are in init/): \
-                 config.toml and meta.json keep {was}",
-                f.from.display()
-            );
-            kept = c;
-            &kept
+}
+
+/// One leg of a run: its folder locked, its model, optimiser and loop state
+/// new or loaded from the newest checkpoint, its logs open.
+struct Leg {
+    /// The config this leg trains (a resumed fine-tune keeps its source).
+    cfg: TrainConfig,
+    dir: PathBuf,
+    /// Held until the leg is dropped: a second `train` of the same run is
+    /// refused instead of writing the same files.
+    _lock: crate::folder::FolderLock,
+    /// A new run until its first checkpoint.
+    pending: Option<rundir::Pending>,
+    base: Device,
+    train_device: Device,
+    data: DataSetup,
+    inputs: usize,
+    moves: usize,
+    outputs: usize,
+    kind: OracleKind,
+    model: OracleNet,
+    optim: ModuleOptimizer,
+    bellman: Option<finetune::Bellman>,
+    state: LoopState,
+    /// The last evaluation's predictions (the KL diagnostics' previous
+    /// snapshot, and the checkpoint's).
+    snapshot: Vec<f32>,
+    ckpt_dir: PathBuf,
+    logs: Logs,
+    meta: report::Meta,
+    total: u64,
+    /// The step this leg stops at (`--max-steps`), at most `total`.
+    stop_at: u64,
+    /// When the loop started, and the samples before it.
+    leg_start: Instant,
+    samples_before: u64,
+    /// Marks a training loop running in this process while it lives.
+    running: Option<Training>,
+}
+
+impl Leg {
+    /// Checks the request (device, kernels, memory), locks and prepares the
+    /// run folder, builds or loads the model and optimiser, and opens the
+    /// logs.
+    fn open(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Self> {
+        // Fail on an unavailable device, an unknown kernel request or a network
+        // too big for memory before touching the run directory.
+        backend::check_kernel_variables()?;
+        let base = backend::device_with(cfg.backend.device, cfg.backend.precision)?;
+        if cfg.backend.matmul == Matmul::Bf16 {
+            match cfg.backend.device {
+                DeviceKind::Cpu => {
+                    crate::kernels::gemm::Kernel::check_request().map_err(LearnError::Environment)?;
+                    eprintln!("bf16 products on {}", super::mixed::describe());
+                }
+                DeviceKind::Gpu => eprintln!("bf16 products on the GPU (burn's bf16 tensors, results rounded to bf16)"),
+            }
         }
-        _ => cfg,
-    };
+        check_memory(cfg)?;
+        let dir = cfg.run_dir();
+        // Held until this function returns (or the process dies): a second
+        // `train` of the same run is refused instead of writing the same files.
+        let lock = crate::folder::lock(&dir)?;
+        let rundir::Prepared { resumed, pending } = rundir::prepare(&dir, opts.existing)?;
+        let config_path = dir.join("config.toml");
+        let saved = if resumed { Some(check_same_run(cfg, &config_path, opts.switch_device)?) } else { None };
+        // A resumed fine-tune's weights came from the source it started from
+        // (copied into `init/`): its records keep that source, whatever
+        // `finetune.from` the config gives now (the source may have moved).
+        let kept;
+        let cfg = match (&saved, &cfg.finetune) {
+            (Some(s), Some(f)) if s.finetune.as_ref().is_some_and(|sf| sf.from != f.from) => {
+                let mut c = cfg.clone();
+                c.finetune.clone_from(&s.finetune);
+                let was = s.finetune.as_ref().map_or_else(String::new, |sf| sf.from.display().to_string());
+                eprintln!(
+                    "finetune.from is now {}, but the run started from {was} (its weights are in init/): \
+                     config.toml and meta.json keep {was}",
+                    f.from.display()
+                );
+                kept = c;
+                &kept
+            }
+            _ => cfg,
+        };
 
-    set_threads(cfg.train.threads);
-    backend::tune_allocator();
-    install_ctrlc_handler();
-    INTERRUPTED.store(false, Ordering::SeqCst);
+        set_threads(cfg.train.threads);
+        backend::tune_allocator();
+        install_ctrlc_handler();
+        INTERRUPTED.store(false, Ordering::SeqCst);
 
-    let train_device = base.clone().autodiff();
-    let d = data_setup(cfg)?;
-    let moves = d.puzzle.num_moves();
-    let inputs = d.puzzle.encoded_len();
-    let kind = cfg.model.kind;
-    let outputs = kind.outputs(moves);
+        let train_device = base.clone().autodiff();
+        let d = data_setup(cfg)?;
+        let moves = d.puzzle.num_moves();
+        let inputs = d.puzzle.encoded_len();
+        let kind = cfg.model.kind;
+        let outputs = kind.outputs(moves);
 
+        let mut model = initial_model(cfg, inputs, outputs, &base, &train_device)?;
+        // A fine-tune starts from its source's weights (copied into `init/`).
+        let mut start = cfg.finetune.as_ref().map(|f| finetune::start(cfg, f, &dir, resumed)).transpose()?;
+        if let (Some(start), false) = (start.as_mut(), resumed) {
+            let what = format!("loading the starting weights from {}", start.checkpoint.display());
+            model = load_model(model, std::mem::take(&mut start.model), &what)?;
+            eprintln!("fine-tuning from {} (step {})", start.checkpoint.display(), start.state.step);
+        }
+        let bellman = match cfg.finetune.as_ref().map(|f| f.targets) {
+            Some(FinetuneTargets::Bellman) => Some(finetune::Bellman::load(cfg, &dir)?),
+            Some(FinetuneTargets::Walk) | None => None,
+        };
+        let mut optim = optimizer(cfg);
+        let ckpt_dir = dir.join("checkpoints");
+        let mut state = LoopState {
+            step: 0,
+            samples: 0,
+            elapsed_s: 0.0,
+            next_batch: 0,
+            seed: cfg.run.seed,
+            snapshot_step: None,
+            window: Default::default(),
+            fingerprint: Some(checkpoint::fingerprint(cfg)),
+        };
+        let mut snapshot: Vec<f32> = Vec::new();
+        if resumed {
+            (model, optim, state, snapshot) = resume(cfg, saved.as_ref(), &dir, &ckpt_dir, model, optim)?;
+        }
+        let model = model.with_matmul(cfg.backend.matmul).with_ops(cfg.backend.ops());
+        let header_metrics = ["step", "samples", "elapsed_s", "lr", "loss", "accuracy", "samples_per_s"];
+        let header_kl =
+            ["step", "cross_entropy", "kl_target_prediction", "kl_marginal_uniform", "kl_previous_snapshot"];
+        let total = cfg.total_steps();
+        if resumed {
+            report::check_history(&dir, state.step, opts.fresh_logs)?;
+        }
+        // eval.csv has a row per depth of the held-out set at each evaluation.
+        let depths = d.held_out.depths.iter().collect::<std::collections::BTreeSet<_>>().len();
+        // The rows already logged follow the cadence and length of the leg that
+        // wrote them, which `[train]` may have changed since: a log must reach
+        // the last row either schedule puts at or before the checkpoint's step.
+        let cadences = |every: fn(&TrainConfig) -> u64| {
+            let now = (every(cfg), total);
+            (now, saved.as_ref().map_or(now, |s| (every(s), s.total_steps())))
+        };
+        let at = |(now, before): ((u64, u64), (u64, u64)), rows: usize| {
+            resumed.then_some(LogEnd { step: state.step, cadences: [now, before], rows })
+        };
+        let (train, held_out) = (cadences(|c| c.train.log_every), cadences(|c| c.train.eval_every));
+        let metrics = open_log(&dir, "metrics.csv", &header_metrics, at(train, 1), opts.fresh_logs)?;
+        let eval_log = open_log(&dir, "eval.csv", kind.eval_columns(), at(held_out, depths), opts.fresh_logs)?;
+        // The KL diagnostics are about move distributions: policies only.
+        let kl_log =
+            kind.is_distribution().then(|| open_log(&dir, "kl.csv", &header_kl, at(held_out, 1), opts.fresh_logs));
+        let kl_log = kl_log.transpose()?;
+
+        let stop_at = opts.max_steps_this_leg.map_or(total, |n| state.step.saturating_add(n).min(total));
+        // Written only now, after every check of a resume has passed: a refused
+        // `--resume --switch-device` leaves the saved config naming the old device.
+        write_atomic(&config_path, cfg.to_toml().as_bytes())?;
+        let meta = report::Meta::new(cfg, opts, inputs, moves, resumed, state.step, start.as_ref());
+        meta.write(&dir, &state, false)?;
+
+        Ok(Self {
+            cfg: cfg.clone(),
+            dir,
+            _lock: lock,
+            pending,
+            base,
+            train_device,
+            data: d,
+            inputs,
+            moves,
+            outputs,
+            kind,
+            model,
+            optim,
+            bellman,
+            state,
+            snapshot,
+            ckpt_dir,
+            logs: Logs { metrics, eval: eval_log, kl: kl_log },
+            meta,
+            total,
+            stop_at,
+            leg_start: Instant::now(),
+            samples_before: 0,
+            running: None,
+        })
+    }
+
+    /// Writes `meta.json`, the logs and a checkpoint of the state now, in
+    /// that order (a leg killed between the writes leaves a history that
+    /// reaches past the newest checkpoint, which a resume accepts, never one
+    /// that stops short of it), and settles a new run at its first one.
+    fn checkpoint(&mut self) -> Result<()> {
+        self.meta.write(&self.dir, &self.state, false)?;
+        self.logs.sync()?;
+        save_checkpoint(&self.ckpt_dir, &self.model, &self.optim, &self.state, &self.snapshot)?;
+        if let Some(new_run) = self.pending.take() {
+            new_run.settle()?;
+        }
+        Ok(())
+    }
+
+    /// Trains until the run's last step, this leg's limit or Ctrl-C, logging,
+    /// evaluating and checkpointing on the config's cadences; whether it
+    /// stopped before the run's end. (The leg is taken and given back so
+    /// that each step can take the model by value: the optimiser then
+    /// updates parameters no other handle shares.)
+    fn train(mut self, opts: &TrainOptions) -> Result<(Self, bool)> {
+        let (total, stop_at, kind) = (self.total, self.stop_at, self.kind);
+        let bar = progress_bar(opts.progress, total, self.state.step);
+        let spec = self.data.spec;
+        let workers = self.cfg.train.data_workers;
+        let mut stream = self.data.puzzle.visit(Stream { spec, start: self.state.next_batch, workers })?;
+        self.leg_start = Instant::now();
+        let elapsed_before = self.state.elapsed_s;
+        self.samples_before = self.state.samples;
+        let mut last_log = (Instant::now(), self.state.samples);
+        let mut stopped_early = false;
+        self.running = Some(Training::start());
+        while self.state.step < total {
+            if self.state.step >= stop_at || INTERRUPTED.load(Ordering::SeqCst) {
+                stopped_early = true;
+                break;
+            }
+            let cfg = &self.cfg;
+            let lr = learning_rate(cfg, self.state.step);
+            let batch = stream.next_batch()?;
+            let n = batch.len();
+            // Trajectory-minimum labels and a Bellman fine-tune's bounds both
+            // cap the targets: the smaller holds.
+            let own = batch.bounds.clone();
+            let bounds = match (self.bellman.as_mut().map(|b| b.bounds(&batch)).transpose()?, own) {
+                (Some(b), Some(o)) => Some(b.min(&o)),
+                (b, o) => b.or(o),
+            };
+            let (m, loss, correct) =
+                train_step(self.model, &mut self.optim, lr, batch, bounds.as_ref(), &cfg.model, &self.train_device)?;
+            self.model = m;
+            let state = &mut self.state;
+            state.step += 1;
+            state.next_batch += 1;
+            state.samples += n as u64;
+            state.elapsed_s = elapsed_before + self.leg_start.elapsed().as_secs_f64();
+            state.window.add(loss, correct, n as u64);
+            if !loss.is_finite() {
+                return Err(LearnError::Diverged { loss, step: state.step });
+            }
+
+            let last = state.step == total;
+            if state.step.is_multiple_of(cfg.train.log_every) || last {
+                let (now, then) = (Instant::now(), last_log);
+                let rate = (state.samples - then.1) as f64 / now.duration_since(then.0).as_secs_f64().max(1e-9);
+                last_log = (now, state.samples);
+                let (mean_loss, acc) = state.window.take();
+                self.logs.metrics.append(vec![
+                    ("step", Col::U64(vec![state.step])),
+                    ("samples", Col::U64(vec![state.samples])),
+                    ("elapsed_s", Col::F64(vec![state.elapsed_s])),
+                    ("lr", Col::F64(vec![lr])),
+                    ("loss", Col::F64(vec![mean_loss])),
+                    ("accuracy", Col::F64(vec![acc])),
+                    ("samples_per_s", Col::F64(vec![rate])),
+                ])?;
+                bar.set_message(format!("loss {mean_loss:.4}  acc {:.1}%  {:.0} samples/s", acc * 100.0, rate));
+            }
+            if state.step.is_multiple_of(cfg.train.eval_every) || last {
+                let ev = evaluate(&self.model, &self.base, &self.data.held_out, kind, self.outputs, self.inputs)?;
+                let snapshot = &self.snapshot;
+                let previous = (!snapshot.is_empty() && snapshot.len() == ev.probs.len()).then_some(&snapshot[..]);
+                let logs = &mut self.logs;
+                report::log_eval(&mut logs.eval, logs.kl.as_mut(), state.step, &ev, &self.data.held_out, previous)?;
+                self.snapshot = if kind.is_distribution() { ev.probs } else { ev.predictions };
+                state.snapshot_step = Some(state.step);
+            }
+            if state.step.is_multiple_of(cfg.train.checkpoint_every) || last {
+                self.checkpoint()?;
+            }
+            bar.set_position(self.state.step);
+        }
+        bar.finish_and_clear();
+        drop(stream);
+        Ok((self, stopped_early))
+    }
+
+    /// Ends the leg: a checkpoint where the loop stopped early (unless Ctrl-C
+    /// came before a new run's first one: then the overwrite is called off),
+    /// and for a finished run the diagnostics; the plots, `meta.json` and the
+    /// summary.
+    fn finish(mut self, stopped_early: bool) -> Result<Outcome> {
+        let interrupted = stopped_early && INTERRUPTED.load(Ordering::SeqCst);
+        let (total, step) = (self.total, self.state.step);
+        let samples_per_s = |leg: &Self| {
+            (leg.state.samples - leg.samples_before) as f64 / leg.leg_start.elapsed().as_secs_f64().max(1e-9)
+        };
+        if interrupted && let Some(new_run) = self.pending.take_if(|p| p.replaces()) {
+            // Ctrl-C before the new run's first checkpoint: the overwrite is
+            // called off and the old run put back, never deleted for a stub.
+            drop(self.running.take());
+            drop(new_run);
+            eprintln!("interrupted at step {step}, before the new run's first checkpoint: --overwrite called off");
+            let samples_per_s = samples_per_s(&self);
+            return Ok(Outcome {
+                run_dir: self.dir,
+                step,
+                total_steps: total,
+                stopped_early,
+                interrupted,
+                samples_per_s,
+            });
+        }
+        if stopped_early {
+            self.checkpoint()?;
+            if interrupted {
+                eprintln!("interrupted at step {step}: checkpoint written; continue with --resume");
+            }
+        }
+        drop(self.running.take());
+        let samples_per_s = samples_per_s(&self);
+        let complete = step >= total;
+        let (kind, moves, inputs, outputs) = (self.kind, self.moves, self.inputs, self.outputs);
+        if complete && !self.snapshot.is_empty() {
+            self.data.puzzle.visit(Diagnostics {
+                dir: &self.dir,
+                spec: &self.data.spec,
+                step,
+                snapshot: &self.snapshot,
+                set: &self.data.held_out,
+                kind,
+                moves,
+            })?;
+        }
+        report::plots(&self.dir, kind, moves)?;
+        self.meta.write(&self.dir, &self.state, complete)?;
+        let outcome =
+            Outcome { run_dir: self.dir, step, total_steps: total, stopped_early, interrupted, samples_per_s };
+        report::summary(
+            &outcome,
+            &self.state,
+            parameter_count(&self.cfg.model, inputs, outputs),
+            forward_macs(&self.cfg.model, inputs, outputs),
+            kind,
+        );
+        Ok(outcome)
+    }
+}
+
+/// The run's initial weights, drawn from the CPU's generator seeded with
+/// `run.seed` whatever the device (so that a run starts from the same
+/// weights on every device, and GPU runs can be checked against CPU runs of
+/// the same seed).
+fn initial_model(
+    cfg: &TrainConfig,
+    inputs: usize,
+    outputs: usize,
+    base: &Device,
+    train_device: &Device,
+) -> Result<OracleNet> {
     // The device generators are global to the process: seeding and drawing
     // the initial weights happen under one lock, so that two runs in one
     // process (the tests) cannot interleave their draws. burn draws weights
@@ -343,7 +667,7 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     // the forward pass would, and so draws them all here.
     let init_guard = INIT_LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     base.seed(cfg.run.seed);
-    let mut model = OracleNet::new(&cfg.model, inputs, outputs, &train_device);
+    let mut model = OracleNet::new(&cfg.model, inputs, outputs, train_device);
     if cfg.backend.device != DeviceKind::Cpu {
         // Initial weights always come from the CPU's generator, so that a run
         // starts from the same weights on every device (GPU runs can then be
@@ -356,251 +680,79 @@ pub fn run(cfg: &TrainConfig, opts: &TrainOptions) -> Result<Outcome> {
     }
     drop(model.valid());
     drop(init_guard);
-    // A fine-tune starts from its source's weights (copied into `init/`).
-    let mut start = cfg.finetune.as_ref().map(|f| finetune::start(cfg, f, &dir, resumed)).transpose()?;
-    if let (Some(start), false) = (start.as_mut(), resumed) {
-        let what = format!("loading the starting weights from {}", start.checkpoint.display());
-        model = load_model(model, std::mem::take(&mut start.model), &what)?;
-        eprintln!("fine-tuning from {} (step {})", start.checkpoint.display(), start.state.step);
+    Ok(model)
+}
+
+/// The model, optimiser, loop state and last snapshot of the newest
+/// checkpoint in `ckpt_dir`, for resuming the run in `dir` as `cfg` says
+/// (`saved`: the run's saved config). Removes the unfinished files a killed
+/// write left; refuses a damaged checkpoint (naming an older intact one), a
+/// weights-only one, one of another run, and a run longer than `cfg`'s.
+fn resume(
+    cfg: &TrainConfig,
+    saved: Option<&TrainConfig>,
+    dir: &Path,
+    ckpt_dir: &Path,
+    model: OracleNet,
+    optim: ModuleOptimizer,
+) -> Result<(OracleNet, ModuleOptimizer, LoopState, Vec<f32>)> {
+    let removed = checkpoint::remove_unfinished(ckpt_dir);
+    if removed > 0 {
+        eprintln!("removed {removed} unfinished checkpoint file(s) a killed write left in {}", ckpt_dir.display());
     }
-    let mut bellman = match cfg.finetune.as_ref().map(|f| f.targets) {
-        Some(FinetuneTargets::Bellman) => Some(finetune::Bellman::load(cfg, &dir)?),
-        Some(FinetuneTargets::Walk) | None => None,
+    let path = checkpoint::latest(ckpt_dir)?;
+    let ck = match checkpoint::load(&path) {
+        Err(LearnError::Checkpoint { path, reason }) => {
+            let older = checkpoint::list(ckpt_dir)?
+                .into_iter()
+                .rev()
+                .map(|(_, p)| p)
+                .find(|p| *p != path && checkpoint::load(p).is_ok_and(|c| !c.optimizer.is_empty()));
+            let hint = older.map_or_else(
+                || "no older checkpoint is intact: start the run again with --overwrite".to_string(),
+                |o| {
+                    format!(
+                        "the older {} is intact: move the damaged file out of checkpoints/ to resume from it",
+                        o.display()
+                    )
+                },
+            );
+            return Err(LearnError::DamagedCheckpoint { path, reason, hint });
+        }
+        other => other?,
     };
-    let mut optim = optimizer(cfg);
-    let ckpt_dir = dir.join("checkpoints");
-    let mut state = LoopState {
-        step: 0,
-        samples: 0,
-        elapsed_s: 0.0,
-        next_batch: 0,
-        seed: cfg.run.seed,
-        snapshot_step: None,
-        window: Default::default(),
-        fingerprint: Some(checkpoint::fingerprint(cfg)),
-    };
-    let mut snapshot: Vec<f32> = Vec::new();
-    if resumed {
-        let removed = checkpoint::remove_unfinished(&ckpt_dir);
-        if removed > 0 {
-            eprintln!("removed {removed} unfinished checkpoint file(s) a killed write left in {}", ckpt_dir.display());
-        }
-        let path = checkpoint::latest(&ckpt_dir)?;
-        let ck = match checkpoint::load(&path) {
-            Err(LearnError::Checkpoint { path, reason }) => {
-                let older = checkpoint::list(&ckpt_dir)?
-                    .into_iter()
-                    .rev()
-                    .map(|(_, p)| p)
-                    .find(|p| *p != path && checkpoint::load(p).is_ok_and(|c| !c.optimizer.is_empty()));
-                let hint = older.map_or_else(
-                    || "no older checkpoint is intact: start the run again with --overwrite".to_string(),
-                    |o| {
-                        format!(
-                            "the older {} is intact: move the damaged file out of checkpoints/ to resume from it",
-                            o.display()
-                        )
-                    },
-                );
-                return Err(LearnError::DamagedCheckpoint { path, reason, hint });
-            }
-            other => other?,
-        };
-        checkpoint::check_origin(&ck.state, cfg, &path)?;
-        if ck.optimizer.is_empty() {
-            return Err(LearnError::WeightsOnly { path });
-        }
-        model = load_model(model, ck.model, &format!("loading the model from {}", path.display()))?;
-        optim = optim
-            .from_bytes(Bytes::from_bytes_vec(ck.optimizer))
-            .map_err(|e| LearnError::record(format!("loading the optimiser state from {}", path.display()), e))?;
-        if ck.state.step > cfg.total_steps() {
-            return Err(LearnError::ShorterThanDone { dir, done: ck.state.step, total: cfg.total_steps() });
-        }
-        state = LoopState { fingerprint: Some(checkpoint::fingerprint(cfg)), ..ck.state };
-        snapshot = ck.snapshot;
-        eprintln!("resuming {} from step {} ({})", dir.display(), state.step, path.display());
-        // `[train]` may change on resume, to extend a run; a schedule that
-        // depends on its length then continues from another point of it.
-        if let Some(saved) = &saved {
-            let (was, now) = (learning_rate(saved, state.step), learning_rate(cfg, state.step));
-            if (was - now).abs() > 1e-9 * was.abs().max(now.abs()) {
-                eprintln!(
-                    "the run's length changed from {} to {} steps (train.steps or train.samples): the learning rate \
-                     at step {} is now {now:.3e} (the saved schedule's was {was:.3e})",
-                    saved.total_steps(),
-                    cfg.total_steps(),
-                    state.step
-                );
-            }
-        }
+    checkpoint::check_origin(&ck.state, cfg, &path)?;
+    if ck.optimizer.is_empty() {
+        return Err(LearnError::WeightsOnly { path });
     }
-
-    let mut model = model.with_matmul(cfg.backend.matmul).with_ops(cfg.backend.ops());
-    let header_metrics = ["step", "samples", "elapsed_s", "lr", "loss", "accuracy", "samples_per_s"];
-    let header_kl = ["step", "cross_entropy", "kl_target_prediction", "kl_marginal_uniform", "kl_previous_snapshot"];
-    let total = cfg.total_steps();
-    if resumed {
-        report::check_history(&dir, state.step, opts.fresh_logs)?;
-    }
-    // eval.csv has a row per depth of the held-out set at each evaluation.
-    let depths = d.held_out.depths.iter().collect::<std::collections::BTreeSet<_>>().len();
-    // The rows already logged follow the cadence and length of the leg that
-    // wrote them, which `[train]` may have changed since: a log must reach
-    // the last row either schedule puts at or before the checkpoint's step.
-    let cadences = |every: fn(&TrainConfig) -> u64| {
-        let now = (every(cfg), total);
-        (now, saved.as_ref().map_or(now, |s| (every(s), s.total_steps())))
-    };
-    let at = |(now, before): ((u64, u64), (u64, u64)), rows: usize| {
-        resumed.then_some(LogEnd { step: state.step, cadences: [now, before], rows })
-    };
-    let (train, held_out) = (cadences(|c| c.train.log_every), cadences(|c| c.train.eval_every));
-    let mut metrics = open_log(&dir, "metrics.csv", &header_metrics, at(train, 1), opts.fresh_logs)?;
-    let mut eval_log = open_log(&dir, "eval.csv", kind.eval_columns(), at(held_out, depths), opts.fresh_logs)?;
-    // The KL diagnostics are about move distributions: policies only.
-    let kl_log = kind.is_distribution().then(|| open_log(&dir, "kl.csv", &header_kl, at(held_out, 1), opts.fresh_logs));
-    let mut kl_log = kl_log.transpose()?;
-
-    let stop_at = opts.max_steps_this_leg.map_or(total, |n| state.step.saturating_add(n).min(total));
-    // Written only now, after every check of a resume has passed: a refused
-    // `--resume --switch-device` leaves the saved config naming the old device.
-    write_atomic(&config_path, cfg.to_toml().as_bytes())?;
-    let meta = report::Meta::new(cfg, opts, inputs, moves, resumed, state.step, start.as_ref());
-    meta.write(&dir, &state, false)?;
-
-    let bar = progress_bar(opts.progress, total, state.step);
-    let mut stream =
-        d.puzzle.visit(Stream { spec: d.spec, start: state.next_batch, workers: cfg.train.data_workers })?;
-    let leg_start = Instant::now();
-    let elapsed_before = state.elapsed_s;
-    let samples_before = state.samples;
-    let mut last_log = (Instant::now(), state.samples);
-    let mut stopped_early = false;
-
-    let training = Training::start();
-    while state.step < total {
-        if state.step >= stop_at || INTERRUPTED.load(Ordering::SeqCst) {
-            stopped_early = true;
-            break;
-        }
-        let lr = learning_rate(cfg, state.step);
-        let batch = stream.next_batch()?;
-        let n = batch.len();
-        // Trajectory-minimum labels and a Bellman fine-tune's bounds both
-        // cap the targets: the smaller holds.
-        let own = batch.bounds.clone();
-        let bounds = match (bellman.as_mut().map(|b| b.bounds(&batch)).transpose()?, own) {
-            (Some(b), Some(o)) => Some(b.min(&o)),
-            (b, o) => b.or(o),
-        };
-        let (m, loss, correct) = train_step(model, &mut optim, lr, batch, bounds.as_ref(), &cfg.model, &train_device)?;
-        model = m;
-        state.step += 1;
-        state.next_batch += 1;
-        state.samples += n as u64;
-        state.elapsed_s = elapsed_before + leg_start.elapsed().as_secs_f64();
-        state.window.add(loss, correct, n as u64);
-        if !loss.is_finite() {
-            return Err(LearnError::Diverged { loss, step: state.step });
-        }
-
-        let last = state.step == total;
-        if state.step.is_multiple_of(cfg.train.log_every) || last {
-            let (now, then) = (Instant::now(), last_log);
-            let rate = (state.samples - then.1) as f64 / now.duration_since(then.0).as_secs_f64().max(1e-9);
-            last_log = (now, state.samples);
-            let (mean_loss, acc) = state.window.take();
-            metrics.append(vec![
-                ("step", Col::U64(vec![state.step])),
-                ("samples", Col::U64(vec![state.samples])),
-                ("elapsed_s", Col::F64(vec![state.elapsed_s])),
-                ("lr", Col::F64(vec![lr])),
-                ("loss", Col::F64(vec![mean_loss])),
-                ("accuracy", Col::F64(vec![acc])),
-                ("samples_per_s", Col::F64(vec![rate])),
-            ])?;
-            bar.set_message(format!("loss {mean_loss:.4}  acc {:.1}%  {:.0} samples/s", acc * 100.0, rate));
-        }
-        if state.step.is_multiple_of(cfg.train.eval_every) || last {
-            let ev = evaluate(&model, &base, &d.held_out, kind, outputs, inputs)?;
-            let previous = (!snapshot.is_empty() && snapshot.len() == ev.probs.len()).then_some(&snapshot[..]);
-            report::log_eval(&mut eval_log, kl_log.as_mut(), state.step, &ev, &d.held_out, previous)?;
-            snapshot = if kind.is_distribution() { ev.probs } else { ev.predictions };
-            state.snapshot_step = Some(state.step);
-        }
-        if state.step.is_multiple_of(cfg.train.checkpoint_every) || last {
-            // meta.json first: a leg killed between the two writes leaves
-            // a history that reaches past the newest checkpoint, which a
-            // resume accepts, never one that stops short of it.
-            meta.write(&dir, &state, false)?;
-            sync_logs([Some(&metrics), Some(&eval_log), kl_log.as_ref()])?;
-            save_checkpoint(&ckpt_dir, &model, &optim, &state, &snapshot)?;
-            if let Some(new_run) = pending.take() {
-                new_run.settle()?;
-            }
-        }
-        bar.set_position(state.step);
-    }
-    bar.finish_and_clear();
-    drop(stream);
-
-    let interrupted = stopped_early && INTERRUPTED.load(Ordering::SeqCst);
-    if interrupted && let Some(new_run) = pending.take_if(|p| p.replaces()) {
-        // Ctrl-C before the new run's first checkpoint: the overwrite is
-        // called off and the old run put back, never deleted for a stub.
-        drop(training);
-        drop(new_run);
-        eprintln!("interrupted at step {}, before the new run's first checkpoint: --overwrite called off", state.step);
-        let samples_per_s = (state.samples - samples_before) as f64 / leg_start.elapsed().as_secs_f64().max(1e-9);
-        return Ok(Outcome {
-            run_dir: dir,
-            step: state.step,
-            total_steps: total,
-            stopped_early,
-            interrupted,
-            samples_per_s,
+    let model = load_model(model, ck.model, &format!("loading the model from {}", path.display()))?;
+    let optim = optim
+        .from_bytes(Bytes::from_bytes_vec(ck.optimizer))
+        .map_err(|e| LearnError::record(format!("loading the optimiser state from {}", path.display()), e))?;
+    if ck.state.step > cfg.total_steps() {
+        return Err(LearnError::ShorterThanDone {
+            dir: dir.to_path_buf(),
+            done: ck.state.step,
+            total: cfg.total_steps(),
         });
     }
-    if stopped_early {
-        meta.write(&dir, &state, false)?;
-        sync_logs([Some(&metrics), Some(&eval_log), kl_log.as_ref()])?;
-        save_checkpoint(&ckpt_dir, &model, &optim, &state, &snapshot)?;
-        if let Some(new_run) = pending.take() {
-            new_run.settle()?;
-        }
-        if interrupted {
-            eprintln!("interrupted at step {}: checkpoint written; continue with --resume", state.step);
+    let state = LoopState { fingerprint: Some(checkpoint::fingerprint(cfg)), ..ck.state };
+    eprintln!("resuming {} from step {} ({})", dir.display(), state.step, path.display());
+    // `[train]` may change on resume, to extend a run; a schedule that
+    // depends on its length then continues from another point of it.
+    if let Some(saved) = saved {
+        let (was, now) = (learning_rate(saved, state.step), learning_rate(cfg, state.step));
+        if (was - now).abs() > 1e-9 * was.abs().max(now.abs()) {
+            eprintln!(
+                "the run's length changed from {} to {} steps (train.steps or train.samples): the learning rate \
+                 at step {} is now {now:.3e} (the saved schedule's was {was:.3e})",
+                saved.total_steps(),
+                cfg.total_steps(),
+                state.step
+            );
         }
     }
-    drop(training);
-    let leg_s = leg_start.elapsed().as_secs_f64();
-    let samples_per_s = (state.samples - samples_before) as f64 / leg_s.max(1e-9);
-
-    let complete = state.step >= total;
-    if complete && !snapshot.is_empty() {
-        d.puzzle.visit(Diagnostics {
-            dir: &dir,
-            spec: &d.spec,
-            step: state.step,
-            snapshot: &snapshot,
-            set: &d.held_out,
-            kind,
-            moves,
-        })?;
-    }
-    report::plots(&dir, kind, moves)?;
-    meta.write(&dir, &state, complete)?;
-    let outcome =
-        Outcome { run_dir: dir, step: state.step, total_steps: total, stopped_early, interrupted, samples_per_s };
-    report::summary(
-        &outcome,
-        &state,
-        parameter_count(&cfg.model, inputs, outputs),
-        forward_macs(&cfg.model, inputs, outputs),
-        kind,
-    );
-    Ok(outcome)
+    Ok((model, optim, state, ck.snapshot))
 }
 
 /// The step of the last row a log written every `every` steps holds at a
