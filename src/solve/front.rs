@@ -118,6 +118,17 @@ fn max_table_depth(n: usize) -> u32 {
     }
 }
 
+/// A puzzle's `loaded` instances, after refusing a set whose optimal
+/// length contradicts its state ([`input::check_optimal`]).
+fn checked<P: Puzzle>(
+    puzzle: P,
+    loaded: Result<Loaded<P::State>, SolveError>,
+) -> Result<(P, Loaded<P::State>), SolveError> {
+    let loaded = loaded?;
+    input::check_optimal(&puzzle, &loaded.0)?;
+    Ok((puzzle, loaded))
+}
+
 fn no_ensemble(k: usize, name: &str) -> Result<Option<Vec<Transform>>, SolveError> {
     if k == 1 {
         Ok(None)
@@ -128,9 +139,8 @@ fn no_ensemble(k: usize, name: &str) -> Result<Option<Vec<Transform>>, SolveErro
 
 impl FrontEnd for Cube3Puzzle {
     fn instances(self, input: &Input, _: Option<&Goal>) -> Result<(Self, Loaded<Self::State>), SolveError> {
-        let loaded = input::cubes(input, &self)?;
-        input::check_optimal(&self, &loaded.0)?;
-        Ok((self, loaded))
+        let loaded = input::cubes(input, &self);
+        checked(self, loaded)
     }
 
     fn default_max_depth(&self, _: &TrainConfig) -> usize {
@@ -174,17 +184,16 @@ impl FrontEnd for Cube3Puzzle {
 
 impl FrontEnd for Cube2Puzzle {
     fn instances(self, input: &Input, _: Option<&Goal>) -> Result<(Self, Loaded<Self::State>), SolveError> {
-        let loaded = input::cube2s(input, &self)?;
-        input::check_optimal(&self, &loaded.0)?;
-        Ok((self, loaded))
-    }
-
-    fn default_max_depth(&self, _: &TrainConfig) -> usize {
-        CUBE_MAX_DEPTH
+        let loaded = input::cube2s(input, &self);
+        checked(self, loaded)
     }
 
     fn other_metric(&self, wanted: Option<Metric>, moves: usize) -> Result<Option<OtherMetric<'_>>, SolveError> {
         cube_lengths(wanted, self.metric, moves, move |m| self.turn(m)).map(Some)
+    }
+
+    fn default_max_depth(&self, _: &TrainConfig) -> usize {
+        CUBE_MAX_DEPTH
     }
 
     fn ensemble(&self, k: usize) -> Result<Option<Vec<Transform>>, SolveError> {
@@ -210,8 +219,7 @@ impl FrontEnd for Cube2Puzzle {
 impl FrontEnd for Sliding {
     fn instances(self, input: &Input, goal: Option<&Goal>) -> Result<(Self, Loaded<Self::State>), SolveError> {
         let (puzzle, loaded) = input::boards(input, self.n(), goal)?;
-        input::check_optimal(&puzzle, &loaded.0)?;
-        Ok((puzzle, loaded))
+        checked(puzzle, Ok(loaded))
     }
 
     /// Twice the run's longest training walk (EfficientCube's rule: 160 for
